@@ -1,0 +1,128 @@
+# libchoke: the CHOKe queue discipline. Plain make; see README.md.
+#
+#   make            library (static + shared), the `choke` command
+#   make demo       the main job on its built-in default
+#   make check      every test (gcc, clang, ASan+UBSan, valgrind)
+#   make bench      the benchmark (docs/performance.md)
+#   make install PREFIX=/usr/local DESTDIR=
+
+VERSION_MAJOR := 0
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+BUILD ?= build
+OPT ?= -O2
+SAN ?=
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CSTD := -std=c11
+BASE_CFLAGS := $(CSTD) $(OPT) -g $(WARN) -Iinclude -D_GNU_SOURCE $(SAN)
+# The core is freestanding: no libc, no floating point (the same code builds
+# into a kernel module).
+CORE_CFLAGS := $(BASE_CFLAGS) -ffreestanding -fno-builtin -mgeneral-regs-only -fPIC
+LIB_CFLAGS := $(BASE_CFLAGS) -fPIC
+LDLIBS := -lm
+
+DPDK := $(shell pkg-config --exists libdpdk 2>/dev/null && echo yes)
+ifeq ($(DPDK),yes)
+DPDK_CFLAGS := -DHAVE_DPDK $(shell pkg-config --cflags libdpdk) -Wno-shadow -Wno-strict-prototypes -Wno-missing-prototypes
+DPDK_LIBS := -lrte_sched -lrte_eal
+endif
+
+CORE_SRC := src/core/choke.c
+PARAMS_SRC := src/params/params.c
+LIB_SRC := $(CORE_SRC) $(PARAMS_SRC)
+CLI_SRC := src/cli/main.c src/cli/cmd_params.c src/cli/cmd_demo.c \
+	src/cli/workload.c
+BENCH_SRC := bench/bench.c
+TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
+	tests/test_model.c tests/test_params.c tests/test_red.c
+HDRS := $(wildcard include/choke/*.h src/core/*.h src/cli/*.h tests/*.h bench/*.h)
+
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ := $(CORE_OBJ) $(PARAMS_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+
+STATIC := $(BUILD)/libchoke.a
+SHARED := $(BUILD)/libchoke.so.$(VERSION)
+SONAME := libchoke.so.$(VERSION_MAJOR)
+CHOKE := $(BUILD)/choke
+TESTS := $(BUILD)/choke-tests
+
+.PHONY: all demo check check-one bench install uninstall clean
+all: $(STATIC) $(SHARED) $(CHOKE)
+
+$(BUILD)/src/core/%.o: src/core/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CORE_CFLAGS) -c $< -o $@
+
+$(BUILD)/bench/%.o: bench/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) $(DPDK_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(STATIC): $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(SHARED): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(SAN) -o $@ $^ $(LDLIBS)
+	ln -sf libchoke.so.$(VERSION) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/libchoke.so
+
+$(CHOKE): $(CLI_OBJ) $(BENCH_OBJ) $(STATIC)
+	$(CC) $(SAN) -o $@ $(CLI_OBJ) $(BENCH_OBJ) $(STATIC) $(DPDK_LIBS) $(LDLIBS)
+
+$(TESTS): $(TEST_OBJ) $(STATIC)
+	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
+
+demo: $(CHOKE)
+	./$(CHOKE) demo
+
+# One configuration: build and run the test binary and the CLI tests.
+check-one: $(TESTS) $(CHOKE)
+	./$(TESTS)
+	CHOKE=./$(CHOKE) sh tests/cli.sh
+
+# Every configuration CI cares about.
+check:
+	$(MAKE) --no-print-directory check-one BUILD=build/gcc CC=gcc
+	$(MAKE) --no-print-directory check-one BUILD=build/clang CC=clang
+	$(MAKE) --no-print-directory check-one BUILD=build/asan CC=clang OPT=-O1 \
+		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+	$(MAKE) --no-print-directory build/gcc/choke-tests BUILD=build/gcc CC=gcc
+	valgrind -q --error-exitcode=1 --leak-check=full ./build/gcc/choke-tests --quick
+	sh tests/freestanding.sh build/gcc/src/core/choke.o build/clang/src/core/choke.o
+	@echo "make check: all passed"
+
+bench: $(CHOKE)
+	./$(CHOKE) bench
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/choke \
+		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libchoke.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libchoke.so
+	install -m 644 include/choke/*.h $(DESTDIR)$(PREFIX)/include/choke/
+	install -m 755 $(CHOKE) $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' choke.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/choke.pc
+	install -m 644 man/choke.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libchoke.* $(DESTDIR)$(PREFIX)/bin/choke \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/choke.pc \
+		$(DESTDIR)$(PREFIX)/share/man/man1/choke.1
+	rm -rf $(DESTDIR)$(PREFIX)/include/choke
+
+clean:
+	rm -rf build

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/*
+ * libchoke core: the CHOKe queue discipline (and the RED and FIFO it is
+ * built from), as merged into Linux (net/sched/sch_choke.c, include/net/red.h).
+ *
+ * Freestanding: no libc, no allocation, no floating point. The host owns
+ * packet memory (the core stores opaque pointers), the ring memory (handed
+ * in at init/change), the clock (every call that needs time takes it in
+ * nanoseconds) and, optionally, the random source.
+ *
+ * Deliberate departures from mainline, all documented in docs/core.md:
+ *  - the ring never wraps: it has twice mainline's slots, so every history in
+ *    which mainline keeps working is reproduced exactly; when packets plus
+ *    holes fill even that, the holes are compacted away before admitting;
+ *  - flow identity is the host's: a 32-bit flow value compared for equality,
+ *    confirmed by an optional exact comparison callback, so a hash collision
+ *    never counts as a match;
+ *  - the idle-damping clock ticks in 64 ns units by default (the unit tc
+ *    builds its table for); CHOKE_IDLE_KERNEL_US reproduces the kernel's
+ *    microsecond behaviour exactly;
+ *  - a change that leaves more packets queued than the new limit drops the
+ *    newest ones (counted) so that qlen never exceeds limit.
+ *
+ * Errors are negative errno values (CHOKE_EINVAL, ...). Nothing here blocks.
+ */
+#ifndef CHOKE_CORE_H
+#define CHOKE_CORE_H
+
+#if defined(__KERNEL__)
+#include <linux/types.h>
+#else
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Queue disciplines the core implements, all on the same ring. */
+enum choke_kind {
+	CHOKE_KIND_CHOKE = 0, /* sch_choke: random draw + RED (default)    */
+	CHOKE_KIND_RED = 1,   /* sch_red decisions, in packets             */
+	CHOKE_KIND_FIFO = 2,  /* tail drop at limit only (pfifo)           */
+};
+
+/* Flags byte of struct tc_red_qopt. */
+#define CHOKE_FLAG_ECN 0x01
+#define CHOKE_FLAG_HARDDROP 0x02
+#define CHOKE_FLAG_ADAPTATIVE 0x04 /* accepted and echoed; ignored        */
+#define CHOKE_FLAG_NODROP 0x08     /* red only: queue non-ECT instead of drop */
+
+/* Largest limit the kernel accepts (CHOKE_MAX_QUEUE in sch_choke.c). */
+#define CHOKE_MAX_LIMIT 131071u
+#define CHOKE_STAB_SIZE 256
+
+/* Idle-damping clock. */
+enum choke_idle_unit {
+	CHOKE_IDLE_TICKS64 = 0,   /* idle time in 64 ns ticks (tc's table unit) */
+	CHOKE_IDLE_KERNEL_US = 1, /* idle time in microseconds, as Linux >= 3.3 */
+};
+
+/* Errors (negative errno values, as the kernel's). */
+#define CHOKE_EINVAL (-22)
+#define CHOKE_ENOMEM (-12)
+
+/*
+ * Configuration: exactly what the kernel receives from tc (struct
+ * tc_red_qopt, the 256-byte Stab and the optional MAX_P), plus the kind and
+ * the idle unit. Thresholds are in packets (unscaled).
+ */
+struct choke_config {
+	uint32_t limit;   /* packets, <= CHOKE_MAX_LIMIT */
+	uint32_t qth_min; /* packets */
+	uint32_t qth_max; /* packets */
+	uint8_t Wlog;     /* EWMA weight W = 2^-Wlog */
+	uint8_t Plog;     /* max_P = (max-min)/2^Plog when max_P == 0 */
+	uint8_t Scell_log;
+	uint8_t flags;  /* CHOKE_FLAG_* */
+	uint32_t max_P; /* probability in Q0.32; 0 = derive from Plog */
+	uint8_t stab[CHOKE_STAB_SIZE];
+	uint8_t kind;      /* enum choke_kind */
+	uint8_t idle_unit; /* enum choke_idle_unit */
+};
+
+/* Packet flags passed to choke_enqueue. */
+#define CHOKE_PKT_ECN_CAPABLE 0x01 /* ECT(0), ECT(1) or CE: may be marked */
+
+/* What choke_enqueue decided. */
+enum choke_outcome {
+	CHOKE_QUEUED = 0,        /* admitted unchanged */
+	CHOKE_QUEUED_MARKED = 1, /* admitted; the host must set CE */
+	CHOKE_DROP_MATCH = 2,    /* same flow as a queued packet: both dropped */
+	CHOKE_DROP_FORCED = 3,   /* average above max threshold */
+	CHOKE_DROP_EARLY = 4,    /* RED probabilistic drop */
+	CHOKE_DROP_LIMIT = 5,    /* tail drop: qlen reached limit (pdrop) */
+};
+
+#define CHOKE_MAX_VICTIMS 1
+
+/* Enqueue verdict: the queued packets the host must now free. */
+struct choke_verdict {
+	uint32_t nvictims;
+	void *victim[CHOKE_MAX_VICTIMS];
+	uint32_t victim_len[CHOKE_MAX_VICTIMS];
+};
+
+/* Counters. The first six are struct tc_choke_xstats' sources
+ * (early = prob_drop + forced_drop, marked = prob_mark + forced_mark). */
+struct choke_stats {
+	uint64_t prob_drop;   /* RED early drops */
+	uint64_t prob_mark;   /* RED early marks */
+	uint64_t forced_drop; /* average above max, dropped */
+	uint64_t forced_mark; /* average above max, marked */
+	uint64_t pdrop;       /* tail drops at limit */
+	uint64_t matched;     /* arrivals that matched a queued packet */
+	/* generic qdisc statistics */
+	uint64_t sent_bytes;
+	uint64_t sent_pkts;
+	uint64_t drops; /* every packet dropped: 2 per match, reset/change too */
+	uint64_t overlimits;
+	/* additions */
+	uint64_t offered_pkts;  /* calls to choke_enqueue */
+	uint64_t offered_bytes;
+	uint64_t other_drop;    /* dropped by reset or a shrinking change */
+	uint64_t compactions;   /* ring compactions (holes reclaimed) */
+	uint64_t wrap_avoided;  /* admissions at which mainline's ring wraps */
+};
+
+/* One ring slot: pkt == NULL is a hole (or the empty slot at tail). */
+struct choke_slot {
+	void *pkt;
+	uint32_t len;
+	uint32_t flow;
+};
+
+/* Host hooks; every member may be NULL. */
+struct choke_ops {
+	/* Uniform 32-bit random numbers. NULL: the per-instance generator
+	 * seeded by choke_seed(). */
+	uint32_t (*random_u32)(void *ctx);
+	/* Exact flow comparison, called only when the flow values are equal.
+	 * NULL: equal flow values are the same flow. */
+	bool (*same_flow)(void *ctx, const void *queued, const void *arriving);
+	void *ctx;
+};
+
+/* Called for each packet a reset or a change drops. */
+typedef void (*choke_drop_fn)(void *ctx, void *pkt, uint32_t len);
+
+/* The instance. The host allocates it (sizeof(struct choke)); its fields
+ * are private: use the functions below. */
+struct choke {
+	/* configuration */
+	uint32_t limit;
+	uint8_t flags, kind, idle_unit, Wlog;
+	uint8_t Plog, Scell_log;
+	uint32_t qth_min;    /* << Wlog */
+	uint32_t qth_max;    /* << Wlog */
+	uint32_t qth_delta;  /* max(max - min, 1) in packets */
+	uint32_t max_P;      /* effective, Q0.32 */
+	uint32_t max_P_div;  /* max(max_P / delta, 1): qR = random / max_P_div */
+	uint32_t Scell_max;  /* 255 << Scell_log (u32, as the kernel) */
+	uint8_t stab[CHOKE_STAB_SIZE];
+	/* RED variables */
+	uint64_t qavg; /* << Wlog */
+	int32_t qcount;
+	uint32_t qR;
+	bool idle;
+	uint64_t idle_start_ns;
+	/* ring: mask + 1 slots, a power of two, >= 2 * (limit + 1) */
+	struct choke_slot *tab;
+	uint32_t mask;
+	uint32_t head, tail;
+	uint32_t qlen;
+	uint64_t backlog; /* bytes */
+	/* random source */
+	uint64_t rng_state, rng_inc;
+	struct choke_ops ops;
+	struct choke_stats stats;
+};
+
+/* ---- configuration (slow path) ---- */
+
+/* Check a configuration as the kernel does (red_check_params and the
+ * limit cap) plus the core's own checks. Returns 0 or CHOKE_EINVAL; *why
+ * (if why != NULL) gets a static message. */
+int choke_config_check(const struct choke_config *c, const char **why);
+
+/* Ring slots for a limit: nextpow2(limit + 1) * 2. */
+uint32_t choke_ring_slots(uint32_t limit);
+/* Bytes of ring memory for a limit (slots * sizeof(struct choke_slot)). */
+size_t choke_ring_bytes(uint32_t limit);
+
+/* Initialise q. ring must be choke_ring_bytes(c->limit) bytes, any content
+ * (it is cleared), aligned for pointers. Returns 0 or CHOKE_EINVAL. */
+int choke_init(struct choke *q, const struct choke_config *c, void *ring,
+	       size_t ring_bytes);
+
+/* Does changing to limit need a new ring (of choke_ring_bytes(limit))? */
+bool choke_change_needs_ring(const struct choke *q, uint32_t limit);
+
+/*
+ * Change parameters in place (sch_choke's change). If the ring size changes
+ * the host passes a new ring (else NULL); live packets move into it in order
+ * with holes removed and *old_ring receives the previous ring for the host
+ * to free (else NULL). Packets beyond the new limit, newest first, are
+ * dropped through drop(). RED state restarts (qavg 0, qcount -1); if the
+ * queue is empty the idle period ends. Counters survive.
+ * Returns 0, or CHOKE_EINVAL (nothing changed).
+ */
+int choke_change(struct choke *q, const struct choke_config *c, void *new_ring,
+		 size_t new_ring_bytes, void **old_ring, choke_drop_fn drop,
+		 void *drop_ctx);
+
+/* Set host hooks (NULL restores the defaults). */
+void choke_set_ops(struct choke *q, const struct choke_ops *ops);
+
+/* Seed the built-in generator (PCG32). Same seed, same decisions. */
+void choke_seed(struct choke *q, uint64_t seed);
+
+/* ---- fast path ---- */
+
+/*
+ * Offer a packet. flow identifies its flow (see choke_ops.same_flow),
+ * pkt_flags is CHOKE_PKT_*, now_ns the host's monotonic time.
+ * Returns an enum choke_outcome. For CHOKE_QUEUED* the core keeps pkt; for
+ * the drops the host frees pkt, and v->victim[0 .. v->nvictims) too (they
+ * have left the queue). v->nvictims is set on every call.
+ */
+int choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
+		  unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v);
+
+/* Take the head packet, or NULL if empty (which starts an idle period).
+ * *len (if len != NULL) gets its length. */
+void *choke_dequeue(struct choke *q, uint64_t now_ns, uint32_t *len);
+
+/* The head packet without removing it, or NULL. */
+void *choke_peek(const struct choke *q);
+
+/* Drop every queued packet through drop() (counted in drops and
+ * other_drop), empty the ring and restart RED. Counters survive. */
+void choke_reset(struct choke *q, choke_drop_fn drop, void *drop_ctx);
+
+/* ---- observation ---- */
+
+static inline uint32_t choke_qlen(const struct choke *q) { return q->qlen; }
+static inline uint64_t choke_backlog(const struct choke *q) { return q->backlog; }
+static inline const struct choke_stats *choke_get_stats(const struct choke *q)
+{
+	return &q->stats;
+}
+/* RED average in packets, scaled by 2^Wlog (divide by choke_wscale). */
+static inline uint64_t choke_qavg_scaled(const struct choke *q) { return q->qavg; }
+static inline uint64_t choke_wscale(const struct choke *q)
+{
+	return (uint64_t)1 << q->Wlog;
+}
+/* Slots between head and tail, holes included. */
+static inline uint32_t choke_span(const struct choke *q)
+{
+	return (q->tail - q->head) & q->mask;
+}
+/* Slot i from the head, 0 <= i < choke_span(q); pkt NULL for a hole. */
+static inline const struct choke_slot *choke_slot_at(const struct choke *q,
+						     uint32_t i)
+{
+	return &q->tab[(q->head + i) & q->mask];
+}
+
+/* Walk the ring and check every structural invariant: head on a packet when
+ * non-empty, the slot at tail empty, qlen and backlog equal to what the ring
+ * holds, qlen <= limit, counters conserve packets. Returns 0 or a negative
+ * code naming the first broken one (see choke_invariant_name). O(ring). */
+int choke_check_invariants(const struct choke *q);
+const char *choke_invariant_name(int code);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CHOKE_CORE_H */

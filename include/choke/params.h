@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/*
+ * libchoke params: the `tc qdisc ... choke` vocabulary turned into the
+ * integers the core runs on, with the same defaults, derivations, rounding
+ * and rejections as iproute2 6.1 (tc/q_choke.c, tc/tc_red.c, tc/tc_util.c),
+ * followed by the kernel's own validation. Userspace only (libc, libm).
+ *
+ * Errors: a negative code and a message in a buffer the caller owns, the
+ * way libpcap reports them.
+ */
+#ifndef CHOKE_PARAMS_H
+#define CHOKE_PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "choke/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CHOKE_ERRBUF_SIZE 256
+#define CHOKE_MAX_WARNINGS 4
+
+/* Parsing options. */
+struct choke_parse_opts {
+	/* Link speed in Mbit/s for `bandwidth N%` (as tc reads it from
+	 * /sys/class/net/DEV/speed); 0 = unknown, N% is then an error. */
+	long link_mbit;
+	/* 1 = behave exactly as stock tc: refuse `harddrop` and bandwidths
+	 * above 4294967295 bytes/s. 0 (default) = accept both. */
+	int strict_tc;
+	/* 1 = skip the kernel's checks (red_check_params, limit cap): only
+	 * what tc itself would refuse is refused. */
+	int tc_only;
+};
+
+/* The outcome of parsing: the kernel's view (cfg) plus what was asked. */
+struct choke_params {
+	struct choke_config cfg;
+	/* as asked or defaulted, before derivation */
+	uint32_t burst;       /* packets */
+	uint32_t avpkt;       /* bytes */
+	double probability;   /* as typed (or 0.02) */
+	uint64_t rate_bytes;  /* bytes per second */
+	/* effective values */
+	double max_p_effective; /* max_P / 2^32 the kernel marks at, at max */
+	uint32_t xmit_ticks;    /* avpkt transmission time, 64 ns ticks */
+	/* warnings (tc's and ours) */
+	int nwarnings;
+	char warnings[CHOKE_MAX_WARNINGS][CHOKE_ERRBUF_SIZE];
+};
+
+/*
+ * Parse tc words (argv[0..argc), without the leading "choke") for the given
+ * kind (CHOKE_KIND_CHOKE and CHOKE_KIND_RED take choke's words; FIFO takes
+ * only `limit N`, default 1000). opts may be NULL (defaults).
+ * Returns 0, or CHOKE_EINVAL with a message in errbuf (CHOKE_ERRBUF_SIZE).
+ */
+int choke_params_parse(int argc, char *const *argv, int kind,
+		       const struct choke_parse_opts *opts,
+		       struct choke_params *out, char *errbuf);
+
+/* Print the configuration in tc's `tc -d qdisc show` style (no newline):
+ * "limit 1000p min 100p max 300p ecn ewma 7 probability 0.02 Scell_log 17".
+ * Returns the length snprintf would return. */
+int choke_params_format(const struct choke_config *cfg, char *buf, size_t len);
+
+/* The transmit-time pieces of tc, exposed for tests: bytes/s from a tc
+ * rate string ("10mbit"); 0 on success. wide = accept > 32-bit rates. */
+int choke_tc_get_rate(const char *str, int wide, uint64_t *bytes_per_sec);
+
+/* tc's idle damping table; returns Scell_log or -1. */
+int choke_tc_idle_damping(int Wlog, uint32_t avpkt, uint64_t bytes_per_sec,
+			  uint8_t stab[CHOKE_STAB_SIZE], uint32_t *xmit_ticks);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CHOKE_PARAMS_H */

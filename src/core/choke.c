@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+/*
+ * libchoke core: CHOKe, RED and FIFO on one ring of packet slots.
+ * Behaviour follows Linux sch_choke / sch_red and red.h; see docs/core.md for
+ * the specification this file implements and its documented departures.
+ */
+#include "choke/core.h"
+#include "red.h"
+
+#if defined(__KERNEL__)
+#include <linux/math64.h>
+#define choke_div1000(x) div_u64((x), 1000)
+#else
+#define choke_div1000(x) ((x) / 1000u)
+#endif
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* ------------------------------------------------------------------ */
+/* random numbers                                                      */
+
+/* PCG32 (O'Neill): 64-bit LCG state, xorshift-rotate output. */
+static inline uint32_t pcg32_next(uint64_t *state, uint64_t inc)
+{
+	uint64_t old = *state;
+	uint32_t xorshifted, rot;
+
+	*state = old * 6364136223846793005ull + inc;
+	xorshifted = (uint32_t)(((old >> 18) ^ old) >> 27);
+	rot = (uint32_t)(old >> 59);
+	return (xorshifted >> rot) | (xorshifted << ((-rot) & 31));
+}
+
+void choke_seed(struct choke *q, uint64_t seed)
+{
+	q->rng_state = 0;
+	q->rng_inc = (seed << 1) | 1u;
+	(void)pcg32_next(&q->rng_state, q->rng_inc);
+	q->rng_state += seed ^ 0x853c49e6748fea9bull;
+	(void)pcg32_next(&q->rng_state, q->rng_inc);
+}
+
+static inline uint32_t choke_random(struct choke *q)
+{
+	if (q->ops.random_u32)
+		return q->ops.random_u32(q->ops.ctx);
+	return pcg32_next(&q->rng_state, q->rng_inc);
+}
+
+/* Uniform on [0, n): the high half of random * n (prandom_u32_max()). */
+static inline uint32_t choke_random_below(struct choke *q, uint32_t n)
+{
+	return (uint32_t)(((uint64_t)choke_random(q) * n) >> 32);
+}
+
+/* qR for the RED marking test: uniform on [0, 2^32 / max_P_div). */
+static inline uint32_t red_random(struct choke *q)
+{
+	return choke_random(q) / q->max_P_div;
+}
+
+/* ------------------------------------------------------------------ */
+/* small helpers (no libc)                                             */
+
+static void slots_clear(struct choke_slot *tab, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		tab[i].pkt = NULL;
+		tab[i].len = 0;
+		tab[i].flow = 0;
+	}
+}
+
+static void bytes_copy(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
+/* ------------------------------------------------------------------ */
+/* configuration                                                       */
+
+uint32_t choke_ring_slots(uint32_t limit)
+{
+	uint32_t t = 1;
+
+	/* nextpow2(limit + 1), mainline's table size, doubled */
+	while (t < limit + 1u)
+		t <<= 1;
+	return t << 1;
+}
+
+size_t choke_ring_bytes(uint32_t limit)
+{
+	return (size_t)choke_ring_slots(limit) * sizeof(struct choke_slot);
+}
+
+int choke_config_check(const struct choke_config *c, const char **why)
+{
+	const char *msg = NULL;
+	int i;
+
+	if (c->kind > CHOKE_KIND_FIFO)
+		msg = "unknown queue discipline kind";
+	else if (c->idle_unit > CHOKE_IDLE_KERNEL_US)
+		msg = "unknown idle time unit";
+	else if (c->limit > CHOKE_MAX_LIMIT)
+		msg = "limit is larger than 131071 packets";
+	else if (c->kind == CHOKE_KIND_FIFO)
+		msg = NULL; /* the RED parameters are not used */
+	else if (red_fls32(c->qth_min) + c->Wlog >= 32)
+		msg = "min threshold too large for Wlog (qth_min << Wlog overflows)";
+	else if (red_fls32(c->qth_max) + c->Wlog >= 32)
+		msg = "max threshold too large for Wlog (qth_max << Wlog overflows)";
+	else if (c->Scell_log >= 32)
+		msg = "Scell_log must be below 32";
+	else if (c->qth_max < c->qth_min)
+		msg = "max threshold is below min threshold";
+	else {
+		for (i = 0; i < CHOKE_STAB_SIZE; i++) {
+			if (c->stab[i] >= 32) {
+				msg = "idle damping table entry must be below 32";
+				break;
+			}
+		}
+	}
+	if (why)
+		*why = msg ? msg : "ok";
+	return msg ? CHOKE_EINVAL : 0;
+}
+
+/* red_set_parms() and red_set_vars() */
+static void choke_apply_config(struct choke *q, const struct choke_config *c)
+{
+	int32_t delta = (int32_t)(c->qth_max - c->qth_min);
+	uint32_t max_P = c->max_P;
+	uint32_t div;
+
+	q->limit = c->limit;
+	q->flags = c->flags;
+	q->kind = c->kind;
+	q->idle_unit = c->idle_unit;
+	q->Wlog = c->Wlog;
+	q->Plog = c->Plog;
+	q->qth_min = c->qth_min << c->Wlog;
+	q->qth_max = c->qth_max << c->Wlog;
+	if (delta <= 0)
+		delta = 1;
+	q->qth_delta = (uint32_t)delta;
+	if (!max_P)
+		max_P = red_maxp_from_plog(c->Plog) * (uint32_t)delta;
+	q->max_P = max_P;
+	div = max_P / (uint32_t)delta;
+	q->max_P_div = div ? div : 1;
+	q->Scell_log = c->Scell_log;
+	q->Scell_max = (uint32_t)(255u << c->Scell_log);
+	bytes_copy(q->stab, c->stab, CHOKE_STAB_SIZE);
+	q->qavg = 0;
+	q->qcount = -1;
+}
+
+int choke_init(struct choke *q, const struct choke_config *c, void *ring,
+	       size_t ring_bytes)
+{
+	uint8_t *p = (uint8_t *)q;
+	size_t i;
+
+	if (choke_config_check(c, NULL))
+		return CHOKE_EINVAL;
+	if (!ring || ring_bytes < choke_ring_bytes(c->limit))
+		return CHOKE_EINVAL;
+	for (i = 0; i < sizeof(*q); i++)
+		p[i] = 0;
+	q->tab = (struct choke_slot *)ring;
+	q->mask = choke_ring_slots(c->limit) - 1;
+	slots_clear(q->tab, q->mask + 1);
+	choke_apply_config(q, c);
+	choke_seed(q, 0);
+	return 0;
+}
+
+void choke_set_ops(struct choke *q, const struct choke_ops *ops)
+{
+	if (ops) {
+		q->ops = *ops;
+	} else {
+		q->ops.random_u32 = NULL;
+		q->ops.same_flow = NULL;
+		q->ops.ctx = NULL;
+	}
+}
+
+bool choke_change_needs_ring(const struct choke *q, uint32_t limit)
+{
+	return choke_ring_slots(limit) - 1 != q->mask;
+}
+
+/* ------------------------------------------------------------------ */
+/* ring                                                                */
+
+/* Advance head past the slot it is on and any holes after it. */
+static inline void ring_zap_head_holes(struct choke *q)
+{
+	do {
+		q->head = (q->head + 1) & q->mask;
+		if (q->head == q->tail)
+			break;
+	} while (q->tab[q->head].pkt == NULL);
+}
+
+/* Remove the holes between head and tail in place, keeping order. */
+static void ring_compact(struct choke *q)
+{
+	uint32_t r = q->head, w = q->head;
+
+	while (r != q->tail) {
+		if (q->tab[r].pkt) {
+			if (w != r) {
+				q->tab[w] = q->tab[r];
+				q->tab[r].pkt = NULL;
+			}
+			w = (w + 1) & q->mask;
+		}
+		r = (r + 1) & q->mask;
+	}
+	q->tail = w;
+	q->stats.compactions++;
+}
+
+/* sch_choke's choke_peek_random(): up to three uniform draws over the span,
+ * then the head. Only called on a non-empty ring. */
+static inline uint32_t ring_pick_random(struct choke *q)
+{
+	uint32_t span = choke_span(q);
+	int tries;
+	uint32_t idx;
+
+	for (tries = 3; tries > 0; tries--) {
+		idx = (q->head + choke_random_below(q, span)) & q->mask;
+		if (q->tab[idx].pkt)
+			return idx;
+	}
+	return q->head;
+}
+
+/* Drop the queued packet at idx, leaving a hole. */
+static inline void ring_drop_at(struct choke *q, uint32_t idx,
+				struct choke_verdict *v)
+{
+	struct choke_slot *s = &q->tab[idx];
+
+	v->victim[0] = s->pkt;
+	v->victim_len[0] = s->len;
+	v->nvictims = 1;
+	s->pkt = NULL;
+	if (idx == q->head)
+		ring_zap_head_holes(q);
+	q->qlen--;
+	q->backlog -= s->len;
+	q->stats.drops++;
+}
+
+/* ------------------------------------------------------------------ */
+/* RED average                                                         */
+
+static inline uint64_t idle_time_units(const struct choke *q, uint64_t now_ns)
+{
+	uint64_t d = now_ns > q->idle_start_ns ? now_ns - q->idle_start_ns : 0;
+
+	d = q->idle_unit == CHOKE_IDLE_KERNEL_US ? choke_div1000(d) : d >> 6;
+	return d < q->Scell_max ? d : q->Scell_max;
+}
+
+/* red_calc_qavg() followed by the end of any idle period. */
+static inline void red_update_avg(struct choke *q, uint64_t now_ns)
+{
+	if (likely(!q->idle)) {
+		q->qavg = red_avg_busy(q->qavg, q->Wlog, q->qlen);
+	} else {
+		q->qavg = red_avg_after_idle(q->qavg, q->stab, q->Scell_log,
+					     idle_time_units(q, now_ns));
+		q->idle = false;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* enqueue                                                             */
+
+static inline bool same_flow(const struct choke *q, const struct choke_slot *s,
+			     uint32_t flow, const void *pkt)
+{
+	if (s->flow != flow)
+		return false;
+	return !q->ops.same_flow || q->ops.same_flow(q->ops.ctx, s->pkt, pkt);
+}
+
+static inline int congestion_drop(struct choke *q, int outcome)
+{
+	q->stats.drops++;
+	return outcome;
+}
+
+/* CHOKe's decision (sch_choke.c choke_enqueue before admission).
+ * Returns -1 to admit unmarked, CHOKE_QUEUED_MARKED to admit marked, or a
+ * drop outcome. */
+static inline int choke_decide(struct choke *q, uint32_t flow, const void *pkt,
+			       unsigned pkt_flags, struct choke_verdict *v)
+{
+	if (q->qavg <= q->qth_min) {
+		q->qcount = -1;
+		return -1;
+	}
+	if (q->head != q->tail) {
+		uint32_t idx = ring_pick_random(q);
+
+		if (same_flow(q, &q->tab[idx], flow, pkt)) {
+			q->stats.matched++;
+			ring_drop_at(q, idx, v);
+			return congestion_drop(q, CHOKE_DROP_MATCH);
+		}
+	}
+	if (q->qavg > q->qth_max) {
+		q->qcount = -1;
+		q->stats.overlimits++;
+		if ((q->flags & CHOKE_FLAG_HARDDROP) ||
+		    !(q->flags & CHOKE_FLAG_ECN) ||
+		    !(pkt_flags & CHOKE_PKT_ECN_CAPABLE)) {
+			q->stats.forced_drop++;
+			return congestion_drop(q, CHOKE_DROP_FORCED);
+		}
+		q->stats.forced_mark++;
+		return CHOKE_QUEUED_MARKED;
+	}
+	q->qcount = red_qcount_inc(q->qcount);
+	if (q->qcount == 0) {
+		q->qR = red_random(q);
+		return -1;
+	}
+	if (!red_mark_probability(q->qavg, q->qth_min, q->Wlog, q->qcount, q->qR))
+		return -1;
+	q->qcount = 0;
+	q->qR = red_random(q);
+	q->stats.overlimits++;
+	if (!(q->flags & CHOKE_FLAG_ECN) || !(pkt_flags & CHOKE_PKT_ECN_CAPABLE)) {
+		q->stats.prob_drop++;
+		return congestion_drop(q, CHOKE_DROP_EARLY);
+	}
+	q->stats.prob_mark++;
+	return CHOKE_QUEUED_MARKED;
+}
+
+/* sch_red's decision (red_action() and the ECN/NODROP handling of
+ * red_enqueue()), with RED's own comparisons: below is qavg < min, above is
+ * qavg >= max. */
+static inline int red_decide(struct choke *q, unsigned pkt_flags)
+{
+	bool ecn = q->flags & CHOKE_FLAG_ECN;
+	bool ect = pkt_flags & CHOKE_PKT_ECN_CAPABLE;
+	bool nodrop = q->flags & CHOKE_FLAG_NODROP;
+
+	if (q->qavg < q->qth_min) {
+		q->qcount = -1;
+		return -1;
+	}
+	if (q->qavg >= q->qth_max) {
+		q->qcount = -1;
+		q->stats.overlimits++;
+		if ((q->flags & CHOKE_FLAG_HARDDROP) || !ecn) {
+			q->stats.forced_drop++;
+			return congestion_drop(q, CHOKE_DROP_FORCED);
+		}
+		if (ect) {
+			q->stats.forced_mark++;
+			return CHOKE_QUEUED_MARKED;
+		}
+		if (nodrop)
+			return -1;
+		q->stats.forced_drop++;
+		return congestion_drop(q, CHOKE_DROP_FORCED);
+	}
+	q->qcount = red_qcount_inc(q->qcount);
+	if (q->qcount == 0) {
+		q->qR = red_random(q);
+		return -1;
+	}
+	if (!red_mark_probability(q->qavg, q->qth_min, q->Wlog, q->qcount, q->qR))
+		return -1;
+	q->qcount = 0;
+	q->qR = red_random(q);
+	q->stats.overlimits++;
+	if (!ecn) {
+		q->stats.prob_drop++;
+		return congestion_drop(q, CHOKE_DROP_EARLY);
+	}
+	if (ect) {
+		q->stats.prob_mark++;
+		return CHOKE_QUEUED_MARKED;
+	}
+	if (nodrop)
+		return -1;
+	q->stats.prob_drop++;
+	return congestion_drop(q, CHOKE_DROP_EARLY);
+}
+
+int choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
+		  unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
+{
+	int outcome = -1;
+	struct choke_slot *s;
+
+	v->nvictims = 0;
+	q->stats.offered_pkts++;
+	q->stats.offered_bytes += len;
+
+	if (q->kind != CHOKE_KIND_FIFO) {
+		red_update_avg(q, now_ns);
+		if (q->kind == CHOKE_KIND_CHOKE)
+			outcome = choke_decide(q, flow, pkt, pkt_flags, v);
+		else
+			outcome = red_decide(q, pkt_flags);
+		if (outcome > CHOKE_QUEUED_MARKED)
+			return outcome;
+	}
+
+	if (unlikely(q->qlen >= q->limit)) {
+		q->stats.pdrop++;
+		return congestion_drop(q, CHOKE_DROP_LIMIT);
+	}
+	/* Mainline's ring (half of ours) would wrap here. */
+	if (unlikely(choke_span(q) == (q->mask >> 1)))
+		q->stats.wrap_avoided++;
+	/* Packets plus holes fill the ring: reclaim the holes. Our ring has
+	 * at least 2 * limit + 1 usable slots, so this frees at least
+	 * limit + 1 slots and costs O(1) amortised per hole. */
+	if (unlikely(choke_span(q) == q->mask))
+		ring_compact(q);
+	s = &q->tab[q->tail];
+	s->pkt = pkt;
+	s->len = len;
+	s->flow = flow;
+	q->tail = (q->tail + 1) & q->mask;
+	q->qlen++;
+	q->backlog += len;
+	return outcome < 0 ? CHOKE_QUEUED : outcome;
+}
+
+/* ------------------------------------------------------------------ */
+/* dequeue, peek, reset, change                                        */
+
+void *choke_dequeue(struct choke *q, uint64_t now_ns, uint32_t *len)
+{
+	struct choke_slot *s;
+	void *pkt;
+
+	if (q->head == q->tail) {
+		if (!q->idle) {
+			q->idle = true;
+			q->idle_start_ns = now_ns;
+		}
+		return NULL;
+	}
+	s = &q->tab[q->head];
+	pkt = s->pkt;
+	if (len)
+		*len = s->len;
+	s->pkt = NULL;
+	ring_zap_head_holes(q);
+	q->qlen--;
+	q->backlog -= s->len;
+	q->stats.sent_pkts++;
+	q->stats.sent_bytes += s->len;
+	return pkt;
+}
+
+void *choke_peek(const struct choke *q)
+{
+	return q->head == q->tail ? NULL : q->tab[q->head].pkt;
+}
+
+static void red_restart(struct choke *q)
+{
+	q->idle = false;
+	q->qavg = 0;
+	q->qcount = -1;
+}
+
+void choke_reset(struct choke *q, choke_drop_fn drop, void *drop_ctx)
+{
+	while (q->head != q->tail) {
+		struct choke_slot *s = &q->tab[q->head];
+
+		q->head = (q->head + 1) & q->mask;
+		if (!s->pkt)
+			continue;
+		q->stats.drops++;
+		q->stats.other_drop++;
+		if (drop)
+			drop(drop_ctx, s->pkt, s->len);
+	}
+	slots_clear(q->tab, q->mask + 1);
+	q->head = q->tail = 0;
+	q->qlen = 0;
+	q->backlog = 0;
+	red_restart(q);
+}
+
+/*
+ * Move the live packets, oldest first, into dst[0..] (which may be the same
+ * ring, then the move is in place towards its head), keeping at most `keep`;
+ * the rest are dropped through drop(). Returns the number kept.
+ */
+static uint32_t ring_move_live(struct choke *q, struct choke_slot *dst,
+			       uint32_t dst_mask, uint32_t dst_start,
+			       uint32_t keep, choke_drop_fn drop, void *ctx)
+{
+	uint32_t r = q->head, w = dst_start, kept = 0;
+
+	while (r != q->tail) {
+		struct choke_slot s = q->tab[r];
+
+		q->tab[r].pkt = NULL;
+		r = (r + 1) & q->mask;
+		if (!s.pkt)
+			continue;
+		if (kept < keep) {
+			dst[w] = s;
+			w = (w + 1) & dst_mask;
+			kept++;
+			continue;
+		}
+		q->qlen--;
+		q->backlog -= s.len;
+		q->stats.drops++;
+		q->stats.other_drop++;
+		if (drop)
+			drop(ctx, s.pkt, s.len);
+	}
+	return kept;
+}
+
+int choke_change(struct choke *q, const struct choke_config *c, void *new_ring,
+		 size_t new_ring_bytes, void **old_ring, choke_drop_fn drop,
+		 void *drop_ctx)
+{
+	bool resize = choke_change_needs_ring(q, c->limit);
+
+	if (old_ring)
+		*old_ring = NULL;
+	if (choke_config_check(c, NULL))
+		return CHOKE_EINVAL;
+	if (resize) {
+		uint32_t slots = choke_ring_slots(c->limit);
+		struct choke_slot *ntab = (struct choke_slot *)new_ring;
+		uint32_t kept;
+
+		if (!ntab || new_ring_bytes < choke_ring_bytes(c->limit))
+			return CHOKE_EINVAL;
+		slots_clear(ntab, slots);
+		kept = ring_move_live(q, ntab, slots - 1, 0, c->limit, drop,
+				      drop_ctx);
+		if (old_ring)
+			*old_ring = q->tab;
+		q->tab = ntab;
+		q->mask = slots - 1;
+		q->head = 0;
+		q->tail = kept;
+	} else if (q->qlen > c->limit) {
+		/* Same ring, too many packets: compact in place and drop
+		 * the newest beyond the limit. */
+		uint32_t start = q->head;
+		uint32_t kept = ring_move_live(q, q->tab, q->mask, start,
+					       c->limit, drop, drop_ctx);
+
+		q->head = start;
+		q->tail = (start + kept) & q->mask;
+	}
+	choke_apply_config(q, c);
+	if (q->head == q->tail)
+		q->idle = false;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* invariants                                                          */
+
+static const char *const invariant_names[] = {
+	"ok",
+	"head is a hole in a non-empty ring",
+	"slot at tail is not empty",
+	"qlen differs from the packets in the ring",
+	"backlog differs from the bytes in the ring",
+	"qlen exceeds limit",
+	"offered != sent + dropped + queued",
+	"slot outside head..tail is not empty",
+};
+
+const char *choke_invariant_name(int code)
+{
+	if (code > 0 || -code >= (int)(sizeof(invariant_names) /
+				       sizeof(invariant_names[0])))
+		return "unknown";
+	return invariant_names[-code];
+}
+
+int choke_check_invariants(const struct choke *q)
+{
+	uint32_t i, span = choke_span(q), n = 0;
+	uint64_t bytes = 0;
+
+	if (span && !q->tab[q->head].pkt)
+		return -1;
+	if (q->tab[q->tail].pkt)
+		return -2;
+	for (i = 0; i < span; i++) {
+		const struct choke_slot *s = choke_slot_at(q, i);
+
+		if (s->pkt) {
+			n++;
+			bytes += s->len;
+		}
+	}
+	for (i = span; i <= q->mask; i++)
+		if (choke_slot_at(q, i)->pkt)
+			return -7;
+	if (n != q->qlen)
+		return -3;
+	if (bytes != q->backlog)
+		return -4;
+	if (q->qlen > q->limit)
+		return -5;
+	if (q->stats.offered_pkts !=
+	    q->stats.sent_pkts + q->stats.drops + q->qlen)
+		return -6;
+	return 0;
+}

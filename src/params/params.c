@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+/*
+ * tc-compatible parameter derivation for choke (and our packet-mode red).
+ *
+ * The numbers must be bit-identical to what iproute2 6.1 sends the kernel,
+ * so the float-to-integer conversions tc performs implicitly (several of
+ * them out of range, i.e. undefined in C) are written out explicitly here as
+ * gcc compiles them on x86-64: a conversion to a 32-bit unsigned goes
+ * through a 64-bit signed truncation (out of range: 2^63, whose low 32 bits
+ * are 0), a conversion to a byte through a 32-bit signed truncation (out of
+ * range: 2^31, low byte 0). The test vectors in tests/vectors/params.vec,
+ * taken from stock tc, pin every one of these down.
+ */
+#include "choke/params.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* tc's TIME_UNITS_PER_SEC and its tick length: tc reads /proc/net/psched
+ * (1000 ns per us, 64 ns per tick on every kernel since 2.6.31), giving
+ * 15.625 ticks per microsecond. */
+#define TC_TIME_UNITS_PER_SEC 1000000.0
+#define TC_TICKS_PER_USEC 15.625
+
+/* ---- conversions as compiled by gcc for x86-64 ---- */
+
+/* double -> unsigned int (cvttsd2si to 64 bits, keep the low 32) */
+static uint32_t cvt_u32(double d)
+{
+	if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+		return 0;
+	return (uint32_t)(uint64_t)(int64_t)d;
+}
+
+/* double -> unsigned char (cvttsd2si to 32 bits, keep the low 8) */
+static uint8_t cvt_u8(double d)
+{
+	if (!(d > -2147483649.0 && d < 2147483648.0))
+		return 0;
+	return (uint8_t)(uint32_t)(int32_t)d;
+}
+
+/* (int)(1 << n) for 0 <= n < 32, with the sign bit as tc gets it */
+static double int_pow2(int n)
+{
+	return (double)(int32_t)(1u << n);
+}
+
+/* ---- messages ---- */
+
+static int fail(char *errbuf, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (errbuf) {
+		va_start(ap, fmt);
+		vsnprintf(errbuf, CHOKE_ERRBUF_SIZE, fmt, ap);
+		va_end(ap);
+	}
+	return CHOKE_EINVAL;
+}
+
+static void warn(struct choke_params *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->nwarnings >= CHOKE_MAX_WARNINGS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(p->warnings[p->nwarnings++], CHOKE_ERRBUF_SIZE, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- tc_util.c parsers ---- */
+
+/* get_unsigned(..., base 0): strtoul with every character consumed, at most
+ * UINT_MAX (so "-1" is refused, "0x10" and "010" are 16 and 8). */
+static int tc_get_unsigned(uint32_t *val, const char *arg)
+{
+	unsigned long res;
+	char *end;
+
+	if (!arg || !*arg)
+		return -1;
+	res = strtoul(arg, &end, 0);
+	if (end == arg || *end)
+		return -1;
+	if (res > 0xffffffffUL)
+		return -1;
+	*val = (uint32_t)res;
+	return 0;
+}
+
+/* get_size(): bytes with optional suffix, truncated, refused if the
+ * conversion changed the value. */
+static int tc_get_size(uint32_t *size, const char *str)
+{
+	double sz;
+	char *p;
+
+	sz = strtod(str, &p);
+	if (p == str)
+		return -1;
+	if (*p) {
+		if (!strcasecmp(p, "kb") || !strcasecmp(p, "k"))
+			sz *= 1024;
+		else if (!strcasecmp(p, "gb") || !strcasecmp(p, "g"))
+			sz *= 1024 * 1024 * 1024;
+		else if (!strcasecmp(p, "gbit"))
+			sz *= 1024 * 1024 * 1024 / 8;
+		else if (!strcasecmp(p, "mb") || !strcasecmp(p, "m"))
+			sz *= 1024 * 1024;
+		else if (!strcasecmp(p, "mbit"))
+			sz *= 1024 * 1024 / 8;
+		else if (!strcasecmp(p, "kbit"))
+			sz *= 1024 / 8;
+		else if (strcasecmp(p, "b"))
+			return -1;
+	}
+	*size = cvt_u32(sz);
+	if ((double)*size != floor(sz))
+		return -1;
+	return 0;
+}
+
+/* tc's rate suffixes, in its search order (matched case-insensitively). */
+static const struct {
+	const char *name;
+	double scale;
+} rate_suffixes[] = {
+	{ "bit", 1. },
+	{ "Kibit", 1024. },
+	{ "kbit", 1000. },
+	{ "mibit", 1024. * 1024. },
+	{ "mbit", 1000000. },
+	{ "gibit", 1024. * 1024. * 1024. },
+	{ "gbit", 1000000000. },
+	{ "tibit", 1024. * 1024. * 1024. * 1024. },
+	{ "tbit", 1000000000000. },
+	{ "Bps", 8. },
+	{ "KiBps", 8. * 1024. },
+	{ "KBps", 8000. },
+	{ "MiBps", 8. * 1024 * 1024 },
+	{ "MBps", 8000000. },
+	{ "GiBps", 8. * 1024. * 1024. * 1024. },
+	{ "GBps", 8000000000. },
+	{ "TiBps", 8. * 1024. * 1024. * 1024. * 1024. },
+	{ "TBps", 8000000000000. },
+};
+
+/* bytes/s as a double from "NUMBER[SUFFIX]" (bits/s without a suffix) */
+static int tc_rate_double(const char *str, double *bytes)
+{
+	char *p;
+	double bps = strtod(str, &p);
+	size_t i;
+
+	if (p == str)
+		return -1;
+	for (i = 0; i < sizeof(rate_suffixes) / sizeof(rate_suffixes[0]); i++) {
+		if (!strcasecmp(rate_suffixes[i].name, p)) {
+			bps *= rate_suffixes[i].scale;
+			p += strlen(p);
+			break;
+		}
+	}
+	if (*p)
+		return -1;
+	*bytes = bps / 8;
+	return 0;
+}
+
+/* Store a byte rate as tc does (32 bits), or in 64 bits when wide. */
+static int tc_store_rate(double bytes, int wide, uint64_t *out)
+{
+	if (!wide) {
+		uint32_t r = cvt_u32(bytes);
+
+		if ((double)r != floor(bytes))
+			return -1;
+		*out = r;
+		return 0;
+	}
+	if (!(bytes > -1.0 && bytes < 18446744073709551616.0))
+		return -1;
+	*out = bytes <= 0 ? 0 : (uint64_t)bytes;
+	if ((double)*out != floor(bytes))
+		return -1;
+	return 0;
+}
+
+int choke_tc_get_rate(const char *str, int wide, uint64_t *bytes_per_sec)
+{
+	double bytes;
+
+	if (tc_rate_double(str, &bytes))
+		return -1;
+	return tc_store_rate(bytes, wide, bytes_per_sec);
+}
+
+/* get_percent_rate(): "N%" of the link speed. As tc, only the leading run
+ * of digits, dots and percent signs is read. */
+static int tc_get_percent_rate(const char *str, long link_mbit, int wide,
+			       uint64_t *out, char *errbuf)
+{
+	char run[64];
+	size_t n = 0;
+	char *p;
+	double perc;
+
+	if (link_mbit <= 0)
+		return fail(errbuf, "bandwidth %s: a percentage needs the link "
+			    "speed (give --dev IF or --link-mbit N)", str);
+	while (str[n] && strchr("0123456789.%", str[n]) && n + 1 < sizeof(run)) {
+		run[n] = str[n];
+		n++;
+	}
+	run[n] = 0;
+	if (!n)
+		goto malformed;
+	perc = strtod(run, &p) / 100.;
+	if (*p && strcmp(p, "%"))
+		goto malformed;
+	if (perc > 1.0 || perc < 0.0)
+		return fail(errbuf, "Invalid rate specified; should be between "
+			    "[0,100]%% but is %s", str);
+	if (tc_store_rate(perc * link_mbit * 1000 * 1000 / 8, wide, out))
+		return fail(errbuf, "Illegal \"bandwidth\"");
+	return 0;
+malformed:
+	return fail(errbuf, "Specified rate value could not be read or is "
+		    "malformed");
+}
+
+/* ---- tc_red.c derivations ---- */
+
+/*
+ * EWMA weight: the smallest Wlog such that a burst of `burst` packets
+ * arriving at an idle queue at line rate is accepted without the average
+ * crossing qmin: burst + 1 - qmin/avpkt <= (1 - (1 - W)^burst) / W.
+ * qmin is in bytes (tc passes min * avpkt, in 32 bits).
+ */
+static int tc_red_eval_ewma(uint32_t qmin, uint32_t burst, uint32_t avpkt,
+			    char *errbuf)
+{
+	double W = 0.5;
+	double a = (double)burst + 1 - (double)qmin / avpkt;
+	int wlog;
+
+	if (a < 1.0) {
+		/* tc's hint divides by avpkt (it crashes for avpkt 0, a case
+		 * that cannot reach here: qmin is then 0 and a is NaN). */
+		return fail(errbuf, "burst %u is too small (min %u packets): try "
+			    "burst %u", burst, qmin / avpkt, 1 + qmin / avpkt);
+	}
+	for (wlog = 1; wlog < 32; wlog++, W /= 2) {
+		if (a <= (1 - pow(1 - W, burst)) / W)
+			return wlog;
+	}
+	return fail(errbuf, "failed to calculate EWMA constant (burst %u, "
+		    "avpkt %u)", burst, avpkt);
+}
+
+/* Plog: the smallest i with prob / (qmax - qmin) * 2^i > 1. */
+static int tc_red_eval_P(uint32_t qmin, uint32_t qmax, double prob)
+{
+	int32_t i = (int32_t)(qmax - qmin);
+
+	if (!i)
+		return 0;
+	if (i < 0)
+		return -1;
+	prob /= i;
+	for (i = 0; i < 32; i++) {
+		if (prob > 1.0)
+			break;
+		prob *= 2;
+	}
+	if (i >= 32)
+		return -1;
+	return i;
+}
+
+/* tc_calc_xmittime(): microseconds truncated to an integer, then ticks
+ * truncated to an integer. */
+static uint32_t tc_xmit_ticks(uint64_t rate, uint32_t size)
+{
+	uint32_t usec = cvt_u32(TC_TIME_UNITS_PER_SEC * ((double)size / (double)rate));
+
+	return cvt_u32(usec * TC_TICKS_PER_USEC);
+}
+
+/*
+ * Idle damping table. lW = -ln(1 - W) / xmit is the log-decay of the
+ * average per tick of idle time (one "virtual packet" per transmission
+ * time); Scell_log is chosen so that the time to decay by 2^31 (31/lW
+ * ticks) fits in 512 cells, and Stab[i] = (i << Scell_log) * lW, capped at
+ * 31, is the shift to apply after i cells of idle time.
+ */
+int choke_tc_idle_damping(int Wlog, uint32_t avpkt, uint64_t bytes_per_sec,
+			  uint8_t stab[CHOKE_STAB_SIZE], uint32_t *xmit_ticks)
+{
+	uint32_t xmit = tc_xmit_ticks(bytes_per_sec, avpkt);
+	double lW = -log(1.0 - 1.0 / int_pow2(Wlog)) / (double)xmit;
+	double maxtime = 31 / lW;
+	int clog, i;
+
+	if (xmit_ticks)
+		*xmit_ticks = xmit;
+	for (clog = 0; clog < 32; clog++) {
+		if (maxtime / int_pow2(clog) < 512)
+			break;
+	}
+	if (clog >= 32)
+		return -1;
+	stab[0] = 0;
+	for (i = 1; i < 255; i++) {
+		int32_t cell = (int32_t)((uint32_t)i << clog);
+
+		stab[i] = cvt_u8(cell * lW);
+		if (stab[i] > 31)
+			stab[i] = 31;
+	}
+	stab[255] = 31;
+	return clog;
+}
+
+/* ---- the word parser ---- */
+
+static void explain(char *errbuf)
+{
+	fail(errbuf, "Usage: ... choke limit PACKETS bandwidth KBPS [ecn] "
+	     "[harddrop] [min PACKETS] [max PACKETS] [burst PACKETS] "
+	     "[avpkt BYTES] [probability PROBABILITY]");
+}
+
+static int parse_fifo(int argc, char *const *argv, struct choke_params *out,
+		      char *errbuf)
+{
+	uint32_t limit = 1000;
+
+	while (argc > 0) {
+		if (!strcmp(*argv, "limit")) {
+			if (argc < 2)
+				return fail(errbuf, "fifo: \"limit\" needs a value");
+			argc--, argv++;
+			if (tc_get_unsigned(&limit, *argv))
+				return fail(errbuf, "Illegal \"limit\"");
+		} else {
+			return fail(errbuf, "fifo: What is \"%s\"? (fifo takes "
+				    "only limit PACKETS)", *argv);
+		}
+		argc--, argv++;
+	}
+	out->cfg.limit = limit;
+	return 0;
+}
+
+/* max_P as the kernel ends up using it, over 2^32, at avg = max. */
+static double effective_max_p(const struct choke_config *c)
+{
+	int32_t delta = (int32_t)(c->qth_max - c->qth_min);
+	uint32_t maxp = c->max_P, div;
+
+	if (delta <= 0)
+		delta = 1;
+	if (!maxp)
+		maxp = (c->Plog < 32 ? 0xffffffffu >> c->Plog : 0xffffffffu) *
+		       (uint32_t)delta;
+	div = maxp / (uint32_t)delta;
+	if (!div)
+		div = 1;
+	return (double)div * (double)delta / 4294967296.0;
+}
+
+int choke_params_parse(int argc, char *const *argv, int kind,
+		       const struct choke_parse_opts *opts,
+		       struct choke_params *out, char *errbuf)
+{
+	static const struct choke_parse_opts defaults;
+	struct choke_config *c = &out->cfg;
+	uint32_t burst = 0, avpkt = 1000;
+	double probability = 0.02;
+	uint64_t rate = 0;
+	int ecn = 0, harddrop = 0, wide, wlog;
+	const char *why;
+
+	if (!opts)
+		opts = &defaults;
+	wide = !opts->strict_tc;
+	memset(out, 0, sizeof(*out));
+	c->kind = (uint8_t)kind;
+	if (errbuf)
+		errbuf[0] = 0;
+
+	if (kind == CHOKE_KIND_FIFO) {
+		if (parse_fifo(argc, argv, out, errbuf))
+			return CHOKE_EINVAL;
+		goto kernel_check;
+	}
+	if (kind != CHOKE_KIND_CHOKE && kind != CHOKE_KIND_RED)
+		return fail(errbuf, "unknown queue discipline kind %d", kind);
+
+	for (; argc > 0; argc--, argv++) {
+		const char *w = *argv;
+		const char *v = argc > 1 ? argv[1] : NULL;
+		int takes_value = !strcmp(w, "limit") || !strcmp(w, "bandwidth") ||
+				  !strcmp(w, "min") || !strcmp(w, "max") ||
+				  !strcmp(w, "burst") || !strcmp(w, "avpkt") ||
+				  !strcmp(w, "probability");
+
+		if (takes_value && !v)
+			return fail(errbuf, "Command line is not complete: "
+				    "\"%s\" needs a value", w);
+		if (!strcmp(w, "limit")) {
+			if (tc_get_unsigned(&c->limit, v))
+				return fail(errbuf, "Illegal \"limit\": %s", v);
+		} else if (!strcmp(w, "bandwidth")) {
+			if (strchr(v, '%')) {
+				if (tc_get_percent_rate(v, opts->link_mbit, wide,
+							&rate, errbuf))
+					return CHOKE_EINVAL;
+			} else if (choke_tc_get_rate(v, wide, &rate)) {
+				double bytes;
+
+				if (!tc_rate_double(v, &bytes) && bytes >= 4294967296.0)
+					return fail(errbuf, "Illegal \"bandwidth\": %s "
+						    "is above tc's 32-bit limit of "
+						    "4294967295 bytes/s", v);
+				return fail(errbuf, "Illegal \"bandwidth\": %s", v);
+			}
+		} else if (!strcmp(w, "ecn")) {
+			ecn = 1;
+		} else if (!strcmp(w, "harddrop") && !opts->strict_tc) {
+			harddrop = 1;
+		} else if (!strcmp(w, "min")) {
+			if (tc_get_unsigned(&c->qth_min, v))
+				return fail(errbuf, "Illegal \"min\": %s", v);
+		} else if (!strcmp(w, "max")) {
+			if (tc_get_unsigned(&c->qth_max, v))
+				return fail(errbuf, "Illegal \"max\": %s", v);
+		} else if (!strcmp(w, "burst")) {
+			if (tc_get_unsigned(&burst, v))
+				return fail(errbuf, "Illegal \"burst\": %s", v);
+		} else if (!strcmp(w, "avpkt")) {
+			if (tc_get_size(&avpkt, v))
+				return fail(errbuf, "Illegal \"avpkt\": %s", v);
+		} else if (!strcmp(w, "probability")) {
+			if (sscanf(v, "%lg", &probability) != 1)
+				return fail(errbuf, "Illegal \"probability\": %s", v);
+		} else if (!strcmp(w, "help")) {
+			explain(errbuf);
+			return CHOKE_EINVAL;
+		} else {
+			return fail(errbuf, "What is \"%s\"?", w);
+		}
+		if (takes_value)
+			argc--, argv++;
+	}
+
+	if (!rate || !c->limit)
+		return fail(errbuf, "Required parameter (bandwidth, limit) is "
+			    "missing%s", c->limit && !rate ?
+			    " (bandwidth is 0 bytes/s)" : "");
+
+	/* Sally Floyd's defaults, in tc's integer arithmetic */
+	if (!c->qth_max)
+		c->qth_max = c->limit / 4;
+	if (!c->qth_min)
+		c->qth_min = c->qth_max / 3;
+	if (!burst)
+		burst = (2 * c->qth_min + c->qth_max) / 3;
+	if (c->qth_max > c->limit)
+		return fail(errbuf, "\"max\" is larger than \"limit\"");
+	if (c->qth_min >= c->qth_max)
+		return fail(errbuf, "\"min\" is not smaller than \"max\"");
+
+	wlog = tc_red_eval_ewma(c->qth_min * avpkt, burst, avpkt, errbuf);
+	if (wlog < 0)
+		return CHOKE_EINVAL;
+	if (wlog >= 10)
+		warn(out, "burst %u seems to be too large (ewma %d)", burst, wlog);
+	c->Wlog = (uint8_t)wlog;
+
+	wlog = tc_red_eval_P(c->qth_min * avpkt, c->qth_max * avpkt, probability);
+	if (wlog < 0)
+		return fail(errbuf, "failed to calculate probability "
+			    "(probability %g with max - min = %u packets)",
+			    probability, c->qth_max - c->qth_min);
+	c->Plog = (uint8_t)wlog;
+
+	wlog = choke_tc_idle_damping(c->Wlog, avpkt, rate, c->stab,
+				     &out->xmit_ticks);
+	if (wlog < 0)
+		return fail(errbuf, "failed to calculate idle damping table "
+			    "(bandwidth %llu bytes/s is too low for avpkt %u)",
+			    (unsigned long long)rate, avpkt);
+	c->Scell_log = (uint8_t)wlog;
+	if (ecn)
+		c->flags |= CHOKE_FLAG_ECN;
+	if (harddrop)
+		c->flags |= CHOKE_FLAG_HARDDROP;
+	c->max_P = cvt_u32(probability * pow(2, 32));
+
+	out->burst = burst;
+	out->avpkt = avpkt;
+	out->probability = probability;
+	out->rate_bytes = rate;
+	out->max_p_effective = effective_max_p(c);
+	if (!c->max_P)
+		warn(out, "probability %g does not fit the kernel's 32-bit field: "
+		     "it falls back to Plog %u, i.e. probability %g",
+		     probability, c->Plog, out->max_p_effective);
+	else if (fabs(out->max_p_effective - probability) >
+		 1e-3 * fabs(probability))
+		warn(out, "probability %g is quantised to %g by the kernel's "
+		     "integer arithmetic", probability, out->max_p_effective);
+	if (rate > 0xffffffffu)
+		warn(out, "bandwidth %llu bytes/s is above tc's 32-bit limit: "
+		     "stock tc refuses it", (unsigned long long)rate);
+
+kernel_check:
+	if (!opts->tc_only && choke_config_check(c, &why))
+		return fail(errbuf, "the kernel would reject this "
+			    "configuration: %s", why);
+	return 0;
+}
+
+int choke_params_format(const struct choke_config *c, char *buf, size_t len)
+{
+	int n;
+
+	if (c->kind == CHOKE_KIND_FIFO)
+		return snprintf(buf, len, "limit %up", c->limit);
+	n = snprintf(buf, len, "limit %up min %up max %up %s%s%s%sewma %u ",
+		     c->limit, c->qth_min, c->qth_max,
+		     c->flags & CHOKE_FLAG_ECN ? "ecn " : "",
+		     c->flags & CHOKE_FLAG_HARDDROP ? "harddrop " : "",
+		     c->flags & CHOKE_FLAG_ADAPTATIVE ? "adaptive " : "",
+		     c->flags & CHOKE_FLAG_NODROP ? "nodrop " : "", c->Wlog);
+	if (n < 0)
+		return n;
+	if (c->max_P)
+		n += snprintf(buf + ((size_t)n < len ? (size_t)n : len),
+			      (size_t)n < len ? len - (size_t)n : 0,
+			      "probability %lg ", c->max_P / pow(2, 32));
+	else
+		n += snprintf(buf + ((size_t)n < len ? (size_t)n : len),
+			      (size_t)n < len ? len - (size_t)n : 0,
+			      "Plog %u ", c->Plog);
+	n += snprintf(buf + ((size_t)n < len ? (size_t)n : len),
+		      (size_t)n < len ? len - (size_t)n : 0, "Scell_log %u",
+		      c->Scell_log);
+	return n;
+}

@@ -1,0 +1,444 @@
+/* Reference model: see refmodel.h. Written for clarity, not speed. */
+#include "refmodel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t ref_mainline_slots(uint32_t limit)
+{
+	uint32_t t = 1;
+
+	while (t < limit + 1)
+		t *= 2;
+	return t;
+}
+
+static uint32_t cap_for(const struct refq *m, uint32_t limit)
+{
+	uint32_t t = ref_mainline_slots(limit);
+
+	return m->storage == REF_MAINLINE ? t - 1 : 2 * t - 1;
+}
+
+void ref_init(struct refq *m, const struct choke_config *c,
+	      enum ref_storage storage, uint32_t (*rnd)(void *), void *rnd_ctx,
+	      int (*same)(const void *, const void *))
+{
+	memset(m, 0, sizeof(*m));
+	m->storage = storage;
+	m->cfg = *c;
+	m->cap = cap_for(m, c->limit);
+	m->slot = calloc(m->cap + 1, sizeof(*m->slot));
+	m->qcount = -1;
+	m->rnd = rnd;
+	m->rnd_ctx = rnd_ctx;
+	m->same = same;
+}
+
+void ref_free(struct refq *m)
+{
+	free(m->slot);
+	free(m->ring);
+	m->slot = m->ring = NULL;
+}
+
+/* ---------------- storage ---------------- */
+
+uint32_t ref_span(const struct refq *m)
+{
+	if (m->wrapped)
+		return (m->rtail - m->rhead) & m->rmask;
+	return m->n;
+}
+
+const struct ref_slot *ref_slot_at(const struct refq *m, uint32_t i)
+{
+	if (m->wrapped)
+		return &m->ring[(m->rhead + i) & m->rmask];
+	return &m->slot[i];
+}
+
+static struct ref_slot *slot_mut(struct refq *m, uint32_t i)
+{
+	return (struct ref_slot *)ref_slot_at(m, i);
+}
+
+/* drop slot 0 and every hole that follows it */
+static void pop_head(struct refq *m)
+{
+	if (m->wrapped) {
+		/* the kernel's choke_zap_head_holes() */
+		m->ring[m->rhead].pkt = NULL;
+		do {
+			m->rhead = (m->rhead + 1) & m->rmask;
+			if (m->rhead == m->rtail)
+				break;
+		} while (m->ring[m->rhead].pkt == NULL);
+		return;
+	}
+	do {
+		memmove(&m->slot[0], &m->slot[1], (m->n - 1) * sizeof(m->slot[0]));
+		m->n--;
+	} while (m->n > 0 && m->slot[0].pkt == NULL);
+}
+
+static void push_tail(struct refq *m, void *pkt, uint32_t len, uint32_t flow)
+{
+	struct ref_slot s = { pkt, len, flow };
+
+	if (m->wrapped) {
+		/* literal kernel: store at tail whatever is there */
+		m->ring[m->rtail] = s;
+		m->rtail = (m->rtail + 1) & m->rmask;
+		return;
+	}
+	if (m->n == m->cap) {
+		if (m->storage == REF_OURS) {
+			/* every slot used: remove the holes */
+			uint32_t i, w = 0;
+
+			for (i = 0; i < m->n; i++)
+				if (m->slot[i].pkt)
+					m->slot[w++] = m->slot[i];
+			m->n = w;
+			m->st.compactions++;
+		} else {
+			/* mainline: this admission makes tail == head */
+			uint32_t t = m->cap + 1, i;
+
+			m->ring = calloc(t, sizeof(*m->ring));
+			for (i = 0; i < m->n; i++)
+				m->ring[i] = m->slot[i];
+			m->rmask = t - 1;
+			m->rhead = 0;
+			m->rtail = m->n;
+			m->wrapped = 1;
+			push_tail(m, pkt, len, flow);
+			return;
+		}
+	}
+	m->slot[m->n++] = s;
+}
+
+/* ---------------- RED arithmetic ---------------- */
+
+static uint32_t scaled(uint32_t th, uint8_t wlog)
+{
+	return th << wlog;
+}
+
+static uint32_t delta_of(const struct choke_config *c)
+{
+	int64_t d = (int64_t)c->qth_max - (int64_t)c->qth_min;
+
+	return d > 0 ? (uint32_t)d : 1;
+}
+
+static uint32_t maxp_divisor(const struct choke_config *c)
+{
+	uint32_t d = delta_of(c);
+	uint32_t maxp = c->max_P, k;
+
+	if (maxp == 0) {
+		uint32_t base = c->Plog >= 32 ? 0xffffffffu : 0xffffffffu >> c->Plog;
+
+		maxp = (uint32_t)((uint64_t)base * d); /* the kernel's u32 product */
+	}
+	k = maxp / d;
+	return k ? k : 1;
+}
+
+static void update_average(struct refq *m, uint64_t now)
+{
+	const struct choke_config *c = &m->cfg;
+
+	if (!m->idle) {
+		m->qavg = m->qavg - (m->qavg >> c->Wlog) + m->qlen;
+		return;
+	}
+	{
+		uint64_t elapsed = now >= m->idle_start ? now - m->idle_start : 0;
+		uint64_t units = c->idle_unit == CHOKE_IDLE_KERNEL_US ?
+					 elapsed / 1000 : elapsed / 64;
+		uint64_t cellmax = ((uint64_t)255 << c->Scell_log) & 0xffffffffu;
+		uint32_t shift;
+
+		if (units > cellmax)
+			units = cellmax;
+		shift = c->stab[(units >> c->Scell_log) % 256];
+		if (shift) {
+			m->qavg >>= shift;
+		} else {
+			uint64_t prod = (uint64_t)((unsigned __int128)m->qavg * units);
+			uint64_t d = prod >> c->Scell_log;
+
+			if (d < m->qavg / 2)
+				m->qavg -= d;
+			else
+				m->qavg /= 2;
+		}
+		m->idle = 0;
+	}
+}
+
+static void qcount_inc(struct refq *m)
+{
+	m->qcount = m->qcount == INT32_MAX ? INT32_MIN : m->qcount + 1;
+}
+
+static int mark_now(const struct refq *m)
+{
+	const struct choke_config *c = &m->cfg;
+	uint64_t excess = (m->qavg - scaled(c->qth_min, c->Wlog)) >> c->Wlog;
+	uint64_t prod = (uint64_t)((unsigned __int128)excess *
+				   (uint64_t)m->qcount);
+
+	return prod >= m->qR;
+}
+
+static void new_qR(struct refq *m)
+{
+	m->qR = m->rnd(m->rnd_ctx) / maxp_divisor(&m->cfg);
+}
+
+/* ---------------- enqueue ---------------- */
+
+static int drop_arrival(struct refq *m, int outcome)
+{
+	m->st.drops++;
+	return outcome;
+}
+
+/* remove the queued packet at slot i (leaving a hole) */
+static void kill_slot(struct refq *m, uint32_t i, struct choke_verdict *v)
+{
+	struct ref_slot *s = slot_mut(m, i);
+
+	v->nvictims = 1;
+	v->victim[0] = s->pkt;
+	v->victim_len[0] = s->len;
+	m->qlen--;
+	m->backlog -= s->len;
+	m->st.drops++;
+	if (i == 0) {
+		pop_head(m);
+	} else {
+		s->pkt = NULL;
+	}
+}
+
+/* -1: admit, 1: admit marked, else a drop outcome */
+static int choke_rules(struct refq *m, void *pkt, uint32_t flow, int ect,
+		       struct choke_verdict *v)
+{
+	const struct choke_config *c = &m->cfg;
+	uint32_t lo = scaled(c->qth_min, c->Wlog), hi = scaled(c->qth_max, c->Wlog);
+	int ecn = c->flags & CHOKE_FLAG_ECN, hard = c->flags & CHOKE_FLAG_HARDDROP;
+
+	if (m->qavg <= lo) {
+		m->qcount = -1;
+		return -1;
+	}
+	if (ref_span(m) > 0) {
+		uint32_t n = ref_span(m), pick = 0, tries;
+		const struct ref_slot *s = NULL;
+
+		for (tries = 0; tries < 3; tries++) {
+			pick = (uint32_t)(((uint64_t)m->rnd(m->rnd_ctx) * n) >> 32);
+			if (ref_slot_at(m, pick)->pkt)
+				break;
+		}
+		if (tries == 3)
+			pick = 0;
+		s = ref_slot_at(m, pick);
+		if (s->flow == flow && m->same(s->pkt, pkt)) {
+			m->st.matched++;
+			kill_slot(m, pick, v);
+			return drop_arrival(m, CHOKE_DROP_MATCH);
+		}
+	}
+	if (m->qavg > hi) {
+		m->qcount = -1;
+		m->st.overlimits++;
+		if (hard || !ecn || !ect) {
+			m->st.forced_drop++;
+			return drop_arrival(m, CHOKE_DROP_FORCED);
+		}
+		m->st.forced_mark++;
+		return 1;
+	}
+	qcount_inc(m);
+	if (m->qcount == 0) {
+		new_qR(m);
+		return -1;
+	}
+	if (!mark_now(m))
+		return -1;
+	m->qcount = 0;
+	new_qR(m);
+	m->st.overlimits++;
+	if (ecn && ect) {
+		m->st.prob_mark++;
+		return 1;
+	}
+	m->st.prob_drop++;
+	return drop_arrival(m, CHOKE_DROP_EARLY);
+}
+
+static int red_rules(struct refq *m, int ect)
+{
+	const struct choke_config *c = &m->cfg;
+	uint32_t lo = scaled(c->qth_min, c->Wlog), hi = scaled(c->qth_max, c->Wlog);
+	int ecn = c->flags & CHOKE_FLAG_ECN, hard = c->flags & CHOKE_FLAG_HARDDROP;
+	int nodrop = c->flags & CHOKE_FLAG_NODROP;
+	int forced;
+
+	if (m->qavg < lo) {
+		m->qcount = -1;
+		return -1;
+	}
+	if (m->qavg >= hi) {
+		m->qcount = -1;
+		forced = 1;
+	} else {
+		qcount_inc(m);
+		if (m->qcount == 0) {
+			new_qR(m);
+			return -1;
+		}
+		if (!mark_now(m))
+			return -1;
+		m->qcount = 0;
+		new_qR(m);
+		forced = 0;
+	}
+	m->st.overlimits++;
+	if (!ecn || (forced && hard)) {
+		/* drop */
+	} else if (ect) {
+		if (forced)
+			m->st.forced_mark++;
+		else
+			m->st.prob_mark++;
+		return 1;
+	} else if (nodrop) {
+		return -1;
+	}
+	if (forced) {
+		m->st.forced_drop++;
+		return drop_arrival(m, CHOKE_DROP_FORCED);
+	}
+	m->st.prob_drop++;
+	return drop_arrival(m, CHOKE_DROP_EARLY);
+}
+
+int ref_enqueue(struct refq *m, void *pkt, uint32_t len, uint32_t flow,
+		int ect, uint64_t now, struct choke_verdict *v)
+{
+	int r = -1;
+
+	v->nvictims = 0;
+	m->st.offered_pkts++;
+	m->st.offered_bytes += len;
+	if (m->cfg.kind != CHOKE_KIND_FIFO) {
+		update_average(m, now);
+		r = m->cfg.kind == CHOKE_KIND_CHOKE ? choke_rules(m, pkt, flow, ect, v)
+						    : red_rules(m, ect);
+		if (r > 1)
+			return r;
+	}
+	if (m->qlen >= m->cfg.limit) {
+		m->st.pdrop++;
+		return drop_arrival(m, CHOKE_DROP_LIMIT);
+	}
+	if (!m->wrapped && ref_span(m) == ref_mainline_slots(m->cfg.limit) - 1)
+		m->st.wrap_avoided++;
+	push_tail(m, pkt, len, flow);
+	m->qlen++;
+	m->backlog += len;
+	return r == 1 ? CHOKE_QUEUED_MARKED : CHOKE_QUEUED;
+}
+
+/* ---------------- dequeue and the rest ---------------- */
+
+void *ref_peek(const struct refq *m)
+{
+	return ref_span(m) ? ref_slot_at(m, 0)->pkt : NULL;
+}
+
+void *ref_dequeue(struct refq *m, uint64_t now)
+{
+	struct ref_slot s;
+
+	if (ref_span(m) == 0) {
+		if (!m->idle) {
+			m->idle = 1;
+			m->idle_start = now;
+		}
+		return NULL;
+	}
+	s = *ref_slot_at(m, 0);
+	pop_head(m);
+	m->qlen--;
+	m->backlog -= s.len;
+	m->st.sent_pkts++;
+	m->st.sent_bytes += s.len;
+	return s.pkt;
+}
+
+static void record_drop(struct refq *m, void *pkt, void **drops, uint32_t *nd)
+{
+	m->st.drops++;
+	m->st.other_drop++;
+	drops[(*nd)++] = pkt;
+}
+
+void ref_reset(struct refq *m, void **drops, uint32_t *ndrops)
+{
+	uint32_t i, n = ref_span(m);
+
+	for (i = 0; i < n; i++)
+		if (ref_slot_at(m, i)->pkt)
+			record_drop(m, ref_slot_at(m, i)->pkt, drops, ndrops);
+	m->n = 0;
+	m->qlen = 0;
+	m->backlog = 0;
+	m->idle = 0;
+	m->qavg = 0;
+	m->qcount = -1;
+}
+
+void ref_change(struct refq *m, const struct choke_config *c, void **drops,
+		uint32_t *ndrops)
+{
+	uint32_t newcap = cap_for(m, c->limit);
+
+	if (newcap != m->cap || m->qlen > c->limit) {
+		/* keep the oldest packets up to the new limit, no holes */
+		struct ref_slot *ns = calloc(newcap + 1, sizeof(*ns));
+		uint32_t i, w = 0;
+
+		for (i = 0; i < m->n; i++) {
+			struct ref_slot s = m->slot[i];
+
+			if (!s.pkt)
+				continue;
+			if (w < c->limit) {
+				ns[w++] = s;
+			} else {
+				m->qlen--;
+				m->backlog -= s.len;
+				record_drop(m, s.pkt, drops, ndrops);
+			}
+		}
+		free(m->slot);
+		m->slot = ns;
+		m->n = w;
+		m->cap = newcap;
+	}
+	m->cfg = *c;
+	m->qavg = 0;
+	m->qcount = -1;
+	if (m->n == 0)
+		m->idle = 0;
+}

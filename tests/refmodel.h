@@ -1,0 +1,77 @@
+/*
+ * Reference model of the core, for the tests: the same specification
+ * (docs/core.md) written as plainly as possible, independently of
+ * src/core: the queue is a plain array of slots from head to tail (holes as
+ * empty entries), shifted on every removal at the head; arithmetic is
+ * spelled out step by step.
+ *
+ * It has two storage rules:
+ *  - REF_OURS: what the core promises (capacity 2 * nextpow2(limit + 1) - 1
+ *    slots, holes compacted away when an admission finds them all used);
+ *  - REF_MAINLINE: Linux's sch_choke, whose ring has nextpow2(limit + 1)
+ *    slots and admits on qlen < limit alone. When an admission fills the
+ *    last slot the tail meets the head: the model then follows the kernel's
+ *    index arithmetic literally (a circular array), so the wedge it reaches
+ *    is the kernel's.
+ */
+#ifndef CHOKE_TEST_REFMODEL_H
+#define CHOKE_TEST_REFMODEL_H
+
+#include "choke/core.h"
+
+enum ref_storage { REF_OURS, REF_MAINLINE };
+
+struct ref_slot {
+	void *pkt;
+	uint32_t len, flow;
+};
+
+struct refq {
+	struct choke_config cfg;
+	enum ref_storage storage;
+	/* plain array: slot[0] is the head; n slots, holes included */
+	struct ref_slot *slot;
+	uint32_t n, cap; /* cap: slots the storage may use */
+	/* mainline after its ring wrapped: a literal circular array */
+	int wrapped;
+	struct ref_slot *ring;
+	uint32_t rmask, rhead, rtail;
+
+	uint32_t qlen;
+	uint64_t backlog;
+	uint64_t qavg;
+	int64_t qcount; /* kept wide; wrapped to 32 bits where the kernel does */
+	uint32_t qR;
+	int idle;
+	uint64_t idle_start;
+	struct choke_stats st;
+
+	uint32_t (*rnd)(void *ctx);
+	void *rnd_ctx;
+	/* exact flow comparison on queued/arriving packets */
+	int (*same)(const void *a, const void *b);
+};
+
+/* ring slots mainline would use for a limit */
+uint32_t ref_mainline_slots(uint32_t limit);
+
+void ref_init(struct refq *m, const struct choke_config *c,
+	      enum ref_storage storage, uint32_t (*rnd)(void *), void *rnd_ctx,
+	      int (*same)(const void *, const void *));
+void ref_free(struct refq *m);
+
+/* same contract as choke_enqueue; victims in v */
+int ref_enqueue(struct refq *m, void *pkt, uint32_t len, uint32_t flow,
+		int ect, uint64_t now, struct choke_verdict *v);
+void *ref_dequeue(struct refq *m, uint64_t now);
+void *ref_peek(const struct refq *m);
+/* dropped packets are appended to drops[] (*ndrops updated) */
+void ref_reset(struct refq *m, void **drops, uint32_t *ndrops);
+void ref_change(struct refq *m, const struct choke_config *c, void **drops,
+		uint32_t *ndrops);
+
+/* view: number of slots head..tail and slot i (REF_OURS, or not wrapped) */
+uint32_t ref_span(const struct refq *m);
+const struct ref_slot *ref_slot_at(const struct refq *m, uint32_t i);
+
+#endif

@@ -1,0 +1,750 @@
+/* Unit tests: every path of the enqueue state machine, dequeue, peek, idle
+ * damping, reset, change and the counters, on constructed states. */
+#include "corelib.h"
+#include "testlib.h"
+
+static struct tpkt P[256];
+
+static void pool_init(void)
+{
+	int i;
+
+	for (i = 0; i < 256; i++) {
+		P[i].id = (uint32_t)i;
+		P[i].key = 100 + (uint32_t)i; /* distinct flows by default */
+	}
+}
+
+#define INV(h) CHECK_EQ(choke_check_invariants(&(h)->q), 0)
+
+/* Queue n packets without any AQM decision (the kind is FIFO meanwhile);
+ * with Wlog 0 the next arrival's average is then exactly n. */
+static void fill(struct thost *h, int n, int base)
+{
+	uint8_t kind = h->q.kind;
+	int i;
+
+	h->q.kind = CHOKE_KIND_FIFO;
+	for (i = 0; i < n; i++)
+		thost_enq(h, &P[base + i], 100, 0, 0);
+	h->q.kind = kind;
+}
+
+static void test_below_min_admits_without_drawing(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(10, 3, 6, 0);
+	int i;
+
+	pool_init();
+	REQUIRE(thost_init(&h, &c) == 0);
+	for (i = 0; i < 4; i++) {
+		P[i].key = 1; /* same flow: would match if a draw happened */
+		CHECK_EQ(thost_enq(&h, &P[i], 100, 0, 0), CHOKE_QUEUED);
+	}
+	CHECK_EQ(h.rnd.draws, 0);
+	CHECK_EQ(h.q.qcount, -1);
+	CHECK_EQ(choke_qlen(&h.q), 4);
+	CHECK_EQ(choke_backlog(&h.q), 400);
+	INV(&h);
+	thost_free(&h);
+}
+
+static void test_match_drops_both(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(10, 2, 8, 0);
+	const struct choke_stats *s;
+	int i;
+
+	pool_init();
+	REQUIRE(thost_init(&h, &c) == 0);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(thost_enq(&h, &P[i], 100 + i, 0, 0), CHOKE_QUEUED);
+	/* qavg = 3 > 2: draw; offset 1 (the high half of 0x60000000 * 3) */
+	P[10].key = P[1].key;
+	trand_push(&h.rnd, 0x60000000u);
+	CHECK_EQ(thost_enq(&h, &P[10], 500, 0, 0), CHOKE_DROP_MATCH);
+	CHECK_EQ(h.v.nvictims, 1);
+	CHECK(h.v.victim[0] == &P[1]);
+	CHECK_EQ(h.v.victim_len[0], 101);
+	s = choke_get_stats(&h.q);
+	CHECK_EQ(s->matched, 1);
+	CHECK_EQ(s->drops, 2);
+	CHECK_EQ(s->overlimits, 0);
+	CHECK_EQ(choke_qlen(&h.q), 2);
+	CHECK_EQ(choke_backlog(&h.q), 100 + 102);
+	/* the victim left a hole in the middle: span 3, qlen 2 */
+	CHECK_EQ(choke_span(&h.q), 3);
+	CHECK(choke_slot_at(&h.q, 1)->pkt == NULL);
+	/* qcount untouched by a match */
+	CHECK_EQ(h.q.qcount, -1);
+	INV(&h);
+	/* dequeue skips the hole */
+	CHECK(choke_dequeue(&h.q, 0, NULL) == &P[0]);
+	CHECK(choke_peek(&h.q) == &P[2]);
+	CHECK_EQ(choke_span(&h.q), 1);
+	INV(&h);
+	thost_free(&h);
+}
+
+static void test_match_at_head_advances_head(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(10, 2, 8, 0);
+	int i;
+
+	pool_init();
+	REQUIRE(thost_init(&h, &c) == 0);
+	for (i = 0; i < 4; i++)
+		thost_enq(&h, &P[i], 100, 0, 0);
+	/* make a hole at offset 1: arrival matching P[1] */
+	P[20].key = P[1].key;
+	trand_push(&h.rnd, 0x50000000u); /* 0x5 * 4 >> 4 = 1 */
+	CHECK_EQ(thost_enq(&h, &P[20], 100, 0, 0), CHOKE_DROP_MATCH);
+	CHECK(h.v.victim[0] == &P[1]);
+	/* now kill the head: head moves past the hole onto P[2] */
+	P[21].key = P[0].key;
+	trand_push(&h.rnd, 0);
+	CHECK_EQ(thost_enq(&h, &P[21], 100, 0, 0), CHOKE_DROP_MATCH);
+	CHECK(h.v.victim[0] == &P[0]);
+	CHECK(choke_peek(&h.q) == &P[2]);
+	CHECK_EQ(choke_span(&h.q), 2);
+	CHECK_EQ(choke_qlen(&h.q), 2);
+	INV(&h);
+	thost_free(&h);
+}
+
+static void test_pick_three_holes_then_head(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(16, 2, 14, 0);
+
+	pool_init();
+	REQUIRE(thost_init(&h, &c) == 0);
+	fill(&h, 8, 0);
+	/* holes at offsets 3 and 5 */
+	P[30].key = P[3].key;
+	trand_push(&h.rnd, 0x60000000u); /* 6*8>>4 = 3 */
+	CHECK_EQ(thost_enq(&h, &P[30], 100, 0, 0), CHOKE_DROP_MATCH);
+	P[31].key = P[5].key;
+	trand_push(&h.rnd, 0xA0000000u); /* 10*8>>4 = 5 */
+	CHECK_EQ(thost_enq(&h, &P[31], 100, 0, 0), CHOKE_DROP_MATCH);
+	CHECK_EQ(choke_span(&h.q), 8);
+	/* three draws on holes (3, 5, 3): the head is compared */
+	P[32].key = P[0].key;
+	trand_push(&h.rnd, 0x60000000u);
+	trand_push(&h.rnd, 0xA0000000u);
+	trand_push(&h.rnd, 0x60000000u);
+	h.rnd.draws = 0;
+	CHECK_EQ(thost_enq(&h, &P[32], 100, 0, 0), CHOKE_DROP_MATCH);
+	CHECK_EQ(h.rnd.draws, 3);
+	CHECK(h.v.victim[0] == &P[0]);
+	/* head now P[1], span 7 (holes at offsets 2 and 4): a hole, then a
+	 * packet: the second draw decides */
+	CHECK(choke_peek(&h.q) == &P[1]);
+	CHECK_EQ(choke_span(&h.q), 7);
+	P[33].key = P[6].key;
+	trand_push(&h.rnd, 0x50000000u); /* 5*7>>4 = 2: hole */
+	trand_push(&h.rnd, 0xC0000000u); /* 12*7>>4 = 5: P[6] */
+	h.rnd.draws = 0;
+	CHECK_EQ(thost_enq(&h, &P[33], 100, 0, 0), CHOKE_DROP_MATCH);
+	CHECK_EQ(h.rnd.draws, 2);
+	CHECK(h.v.victim[0] == &P[6]);
+	INV(&h);
+	thost_free(&h);
+}
+
+static void test_flow_collision_is_not_a_match(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(10, 1, 8, 0);
+
+	pool_init();
+	REQUIRE(thost_init(&h, &c) == 0);
+	P[0].key = 1;
+	P[1].key = 1;
+	thost_enq(&h, &P[0], 100, 0, 0);
+	thost_enq(&h, &P[1], 100, 0, 0);
+	/* key 8 has the same flow value (8 % 7 == 1 % 7) but another key */
+	P[2].key = 8;
+	trand_push(&h.rnd, 0);
+	CHECK_EQ(thost_enq(&h, &P[2], 100, 0, 0), CHOKE_QUEUED);
+	CHECK_EQ(choke_get_stats(&h.q)->matched, 0);
+	/* without the exact comparison, equal flow values match */
+	{
+		struct choke_ops ops = { trand_next, NULL, &h.rnd };
+
+		choke_set_ops(&h.q, &ops);
+	}
+	P[3].key = 15;
+	trand_push(&h.rnd, 0);
+	CHECK_EQ(thost_enq(&h, &P[3], 100, 0, 0), CHOKE_DROP_MATCH);
+	INV(&h);
+	thost_free(&h);
+}
+
+
+static void test_forced_drop_and_mark(void)
+{
+	struct thost h;
+	struct choke_config c;
+	const struct choke_stats *s;
+
+	pool_init();
+	/* no ECN: forced drop */
+	c = tcfg(20, 1, 3, 0);
+	REQUIRE(thost_init(&h, &c) == 0);
+	fill(&h, 4, 0); /* arrivals 3 and 4 drew but avg <= max */
+	CHECK_EQ(choke_qlen(&h.q), 4);
+	trand_push(&h.rnd, 0); /* pick head, other flow */
+	CHECK_EQ(thost_enq(&h, &P[10], 100, CHOKE_PKT_ECN_CAPABLE, 0),
+		 CHOKE_DROP_FORCED);
+	s = choke_get_stats(&h.q);
+	CHECK_EQ(s->forced_drop, 1);
+	CHECK_EQ(s->overlimits, 1);
+	CHECK_EQ(h.q.qcount, -1);
+	CHECK_EQ(h.v.nvictims, 0);
+	INV(&h);
+	thost_free(&h);
+
+	/* ECN and ECN-capable: marked and admitted */
+	c = tcfg(20, 1, 3, CHOKE_FLAG_ECN);
+	REQUIRE(thost_init(&h, &c) == 0);
+	fill(&h, 4, 0);
+	CHECK_EQ(thost_enq(&h, &P[10], 100, CHOKE_PKT_ECN_CAPABLE, 0),
+		 CHOKE_QUEUED_MARKED);
+	s = choke_get_stats(&h.q);
+	CHECK_EQ(s->forced_mark, 1);
+	CHECK_EQ(s->overlimits, 1);
+	CHECK_EQ(choke_qlen(&h.q), 5);
+	/* ECN but not capable: dropped */
+	CHECK_EQ(thost_enq(&h, &P[11], 100, 0, 0), CHOKE_DROP_FORCED);
+	CHECK_EQ(s->forced_drop, 1);
+	INV(&h);
+	thost_free(&h);
+
+	/* ECN + HARDDROP: dropped even if capable */
+	c = tcfg(20, 1, 3, CHOKE_FLAG_ECN | CHOKE_FLAG_HARDDROP);
+	REQUIRE(thost_init(&h, &c) == 0);
+	fill(&h, 4, 0);
+	CHECK_EQ(thost_enq(&h, &P[10], 100, CHOKE_PKT_ECN_CAPABLE, 0),
+		 CHOKE_DROP_FORCED);
+	INV(&h);
+	thost_free(&h);
+}
+
+static void test_between_thresholds_red_spacing(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(50, 2, 40, 0);
+	const struct choke_stats *s;
+
+	pool_init();
+	REQUIRE(thost_init(&h, &c) == 0);
+	fill(&h, 3, 0); /* qlen 3, no draws yet (avg 0,1,2 <= 2) */
+	CHECK_EQ(h.rnd.draws, 0);
+	/* first arrival in the band: pick, then qcount 0 and qR drawn */
+	trand_push(&h.rnd, 0);          /* pick head (other flow) */
+	trand_push(&h.rnd, 0xffffffffu); /* qR: huge, no mark for long */
+	CHECK_EQ(thost_enq(&h, &P[10], 100, 0, 0), CHOKE_QUEUED);
+	CHECK_EQ(h.q.qcount, 0);
+	CHECK_EQ(h.q.qR, 0xffffffffu / h.q.max_P_div);
+	CHECK_EQ(h.rnd.draws, 2);
+	/* next: qcount 1, (avg - min) * 1 = 2 < qR: no mark */
+	trand_push(&h.rnd, 0);
+	CHECK_EQ(thost_enq(&h, &P[11], 100, 0, 0), CHOKE_QUEUED);
+	CHECK_EQ(h.q.qcount, 1);
+	/* force qR to 0: the next in-band arrival is marked (dropped: no ECN) */
+	h.q.qR = 0;
+	trand_push(&h.rnd, 0);          /* pick */
+	trand_push(&h.rnd, 12345u);     /* new qR */
+	CHECK_EQ(thost_enq(&h, &P[12], 100, 0, 0), CHOKE_DROP_EARLY);
+	s = choke_get_stats(&h.q);
+	CHECK_EQ(s->prob_drop, 1);
+	CHECK_EQ(s->overlimits, 1);
+	CHECK_EQ(h.q.qcount, 0);
+	CHECK_EQ(h.q.qR, 12345u / h.q.max_P_div);
+	INV(&h);
+	thost_free(&h);
+
+	/* with ECN an ECN-capable packet is marked; HARDDROP does not apply */
+	c = tcfg(50, 2, 40, CHOKE_FLAG_ECN | CHOKE_FLAG_HARDDROP);
+	REQUIRE(thost_init(&h, &c) == 0);
+	fill(&h, 4, 0);
+	h.q.qcount = 5;
+	h.q.qR = 0;
+	CHECK_EQ(thost_enq(&h, &P[12], 100, CHOKE_PKT_ECN_CAPABLE, 0),
+		 CHOKE_QUEUED_MARKED);
+	CHECK_EQ(choke_get_stats(&h.q)->prob_mark, 1);
+	INV(&h);
+	thost_free(&h);
+}
+
+static void test_threshold_comparisons(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(50, 3, 5, 0);
+
+	pool_init();
+	REQUIRE(thost_init(&h, &c) == 0);
+	fill(&h, 4, 0); /* the 4th arrival saw avg 3 == min: no draw */
+	CHECK_EQ(h.rnd.draws, 0);
+	/* avg 4: band */
+	thost_enq(&h, &P[10], 100, 0, 0);
+	CHECK(h.rnd.draws > 0);
+	CHECK_EQ(choke_get_stats(&h.q)->overlimits, 0);
+	/* avg 5 == max: still the band for CHOKe (forced only above) */
+	h.q.qR = 0xffffffffu;
+	CHECK_EQ(thost_enq(&h, &P[11], 100, 0, 0), CHOKE_QUEUED);
+	CHECK_EQ(choke_get_stats(&h.q)->forced_drop, 0);
+	/* avg 6 > max: forced */
+	CHECK_EQ(thost_enq(&h, &P[12], 100, 0, 0), CHOKE_DROP_FORCED);
+	thost_free(&h);
+
+	/* RED: avg == min is in the band, avg == max is forced */
+	c = tcfg(50, 3, 5, 0);
+	c.kind = CHOKE_KIND_RED;
+	REQUIRE(thost_init(&h, &c) == 0);
+	fill(&h, 3, 0);
+	CHECK_EQ(h.rnd.draws, 0);
+	thost_enq(&h, &P[10], 100, 0, 0); /* avg 3 == min: band, qR drawn */
+	CHECK_EQ(h.rnd.draws, 1);
+	CHECK_EQ(h.q.qcount, 0);
+	h.q.qR = 0xffffffffu;
+	thost_enq(&h, &P[11], 100, 0, 0); /* avg 4 */
+	CHECK_EQ(thost_enq(&h, &P[12], 100, 0, 0), CHOKE_DROP_FORCED); /* 5 */
+	thost_free(&h);
+}
+
+static void test_limit_tail_drop(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(5, 2, 3, CHOKE_FLAG_ECN);
+	const struct choke_stats *s;
+
+	pool_init();
+	REQUIRE(thost_init(&h, &c) == 0);
+	fill(&h, 5, 0);
+	CHECK_EQ(choke_qlen(&h.q), 5);
+	/* avg 5 > max: ECN-capable so marked, then the queue is full */
+	CHECK_EQ(thost_enq(&h, &P[10], 100, CHOKE_PKT_ECN_CAPABLE, 0),
+		 CHOKE_DROP_LIMIT);
+	s = choke_get_stats(&h.q);
+	CHECK_EQ(s->forced_mark, 1);
+	CHECK_EQ(s->pdrop, 1);
+	CHECK_EQ(s->drops, 1);
+	INV(&h);
+	thost_free(&h);
+
+	/* FIFO: only the limit */
+	c = tcfg(3, 0, 0, 0);
+	c.kind = CHOKE_KIND_FIFO;
+	REQUIRE(thost_init(&h, &c) == 0);
+	P[1].key = P[0].key;
+	P[2].key = P[0].key;
+	P[3].key = P[0].key;
+	fill(&h, 4, 0);
+	s = choke_get_stats(&h.q);
+	CHECK_EQ(s->pdrop, 1);
+	CHECK_EQ(s->matched, 0);
+	CHECK_EQ(h.rnd.draws, 0);
+	INV(&h);
+	thost_free(&h);
+}
+
+static void test_dequeue_peek_and_counters(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(10, 8, 9, 0);
+	const struct choke_stats *s;
+	uint32_t len = 0;
+
+	pool_init();
+	REQUIRE(thost_init(&h, &c) == 0);
+	CHECK(choke_peek(&h.q) == NULL);
+	CHECK(choke_dequeue(&h.q, 5, &len) == NULL);
+	CHECK(h.q.idle);
+	CHECK_EQ(h.q.idle_start_ns, 5);
+	/* a second empty dequeue does not restart the idle period */
+	CHECK(choke_dequeue(&h.q, 9, &len) == NULL);
+	CHECK_EQ(h.q.idle_start_ns, 5);
+	thost_enq(&h, &P[0], 60, 0, 10);
+	CHECK(!h.q.idle);
+	thost_enq(&h, &P[1], 1500, 0, 10);
+	CHECK(choke_peek(&h.q) == &P[0]);
+	CHECK(choke_dequeue(&h.q, 11, &len) == &P[0]);
+	CHECK_EQ(len, 60);
+	CHECK(choke_dequeue(&h.q, 11, &len) == &P[1]);
+	CHECK_EQ(len, 1500);
+	s = choke_get_stats(&h.q);
+	CHECK_EQ(s->sent_pkts, 2);
+	CHECK_EQ(s->sent_bytes, 1560);
+	CHECK_EQ(s->offered_pkts, 2);
+	CHECK_EQ(s->offered_bytes, 1560);
+	CHECK_EQ(choke_backlog(&h.q), 0);
+	INV(&h);
+	thost_free(&h);
+}
+
+/* Empty the queue, start an idle period at t0, then offer a packet at t1;
+ * returns the average the arrival computed. */
+static uint64_t idle_avg(struct thost *h, uint64_t qavg, uint64_t t0, uint64_t t1)
+{
+	while (choke_dequeue(&h->q, t0, NULL))
+		;
+	h->q.idle = false;
+	CHECK(choke_dequeue(&h->q, t0, NULL) == NULL);
+	CHECK(h->q.idle);
+	CHECK_EQ(h->q.idle_start_ns, t0);
+	h->q.qavg = qavg;
+	thost_enq(h, &P[0], 100, 0, t1);
+	CHECK(!h->q.idle);
+	return h->q.qavg;
+}
+
+/* Idle damping: table shift, linear approximation, clamp, both units. */
+static void test_idle_damping(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(100, 50, 90, 0);
+	int i;
+
+	pool_init();
+	c.Wlog = 4;
+	c.Scell_log = 10;
+	for (i = 1; i < 256; i++)
+		c.stab[i] = (uint8_t)(i < 4 ? 0 : i / 4 > 31 ? 31 : i / 4);
+	REQUIRE(thost_init(&h, &c) == 0);
+
+	/* shift path: 8 cells of 1024 ticks of 64 ns: stab[8] = 2 */
+	CHECK_EQ(idle_avg(&h, 16000, 1000, 1000 + 8 * 1024 * 64 + 63), 16000 >> 2);
+	/* linear path, big d: 1536 ticks, stab[1] = 0, d = 1.5 qavg: halve */
+	CHECK_EQ(idle_avg(&h, 16000, 0, 1536 * 64), 8000);
+	/* linear path, small d: 100 ticks: qavg - qavg * 100 / 1024 */
+	CHECK_EQ(idle_avg(&h, 16000, 0, 100 * 64), 16000 - ((16000ull * 100) >> 10));
+	/* clamp: a very long idle is Scell_max = 255 << 10: stab[255] = 31 */
+	CHECK_EQ(idle_avg(&h, 1ull << 40, 0, 1ull << 50), (1ull << 40) >> 31);
+	/* a clock that goes backwards counts as no idle time: the linear
+	 * path with d = 0 */
+	CHECK_EQ(idle_avg(&h, 16000, 5000, 10), 16000);
+	/* the queue length is not added after idle, but is on the next */
+	thost_enq(&h, &P[1], 100, 0, 0);
+	thost_free(&h);
+
+	/* kernel unit: microseconds, truncated */
+	c.idle_unit = CHOKE_IDLE_KERNEL_US;
+	REQUIRE(thost_init(&h, &c) == 0);
+	CHECK_EQ(idle_avg(&h, 16000, 0, 8 * 1024 * 1000 + 999), 16000 >> 2);
+	CHECK_EQ(idle_avg(&h, 16000, 0, 100 * 1000 + 999),
+		 16000 - ((16000ull * 100) >> 10));
+	thost_free(&h);
+
+	/* Scell_log 25: 255 << 25 wraps in 32 bits, as in the kernel, so the
+	 * clamp is (255 << 25) mod 2^32 */
+	c.Scell_log = 25;
+	c.idle_unit = CHOKE_IDLE_TICKS64;
+	REQUIRE(thost_init(&h, &c) == 0);
+	CHECK_EQ(h.q.Scell_max, (uint32_t)(255ull << 25));
+	CHECK_EQ(idle_avg(&h, 16000, 0, 1ull << 62),
+		 16000ull >> c.stab[((255ull << 25) & 0xffffffffu) >> 25]);
+	thost_free(&h);
+}
+
+static void test_average_busy(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(1000, 500, 900, 0);
+	uint64_t expect = 0;
+	int i;
+
+	pool_init();
+	c.Wlog = 3;
+	REQUIRE(thost_init(&h, &c) == 0);
+	for (i = 0; i < 40; i++) {
+		expect = expect + i - (expect >> 3);
+		thost_enq(&h, &P[i], 100, 0, 0);
+		CHECK_EQ(h.q.qavg, expect);
+	}
+	thost_free(&h);
+}
+
+static void test_reset(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(10, 2, 8, 0);
+	const struct choke_stats *s;
+
+	pool_init();
+	REQUIRE(thost_init(&h, &c) == 0);
+	fill(&h, 5, 0);
+	P[20].key = P[2].key;
+	trand_push(&h.rnd, 0x80000000u); /* offset 2 */
+	CHECK_EQ(thost_enq(&h, &P[20], 100, 0, 0), CHOKE_DROP_MATCH);
+	choke_dequeue(&h.q, 0, NULL);
+	h.ndropped = 0;
+	choke_reset(&h.q, thost_drop, &h);
+	CHECK_EQ(h.ndropped, 3);
+	CHECK(h.dropped[0] == &P[1] && h.dropped[1] == &P[3] && h.dropped[2] == &P[4]);
+	s = choke_get_stats(&h.q);
+	CHECK_EQ(s->matched, 1);
+	CHECK_EQ(s->other_drop, 3);
+	CHECK_EQ(s->drops, 5);
+	CHECK_EQ(choke_qlen(&h.q), 0);
+	CHECK_EQ(choke_backlog(&h.q), 0);
+	CHECK_EQ(choke_span(&h.q), 0);
+	CHECK_EQ(h.q.qavg, 0);
+	CHECK_EQ(h.q.qcount, -1);
+	CHECK(!h.q.idle);
+	CHECK(choke_dequeue(&h.q, 0, NULL) == NULL);
+	INV(&h);
+	thost_free(&h);
+}
+
+static void test_change_grow_shrink(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(10, 2, 8, 0), c2;
+	const struct choke_stats *s;
+	uint32_t i;
+
+	pool_init();
+	REQUIRE(thost_init(&h, &c) == 0);
+	fill(&h, 8, 0);
+	P[20].key = P[3].key;
+	trand_push(&h.rnd, 0x60000000u); /* 6*8>>4 = 3 */
+	CHECK_EQ(thost_enq(&h, &P[20], 100, 0, 0), CHOKE_DROP_MATCH);
+	CHECK_EQ(choke_span(&h.q), 8);
+
+	/* grow into a bigger ring: order kept, holes gone */
+	c2 = tcfg(100, 20, 80, CHOKE_FLAG_ECN);
+	h.q.qavg = 77;
+	REQUIRE(thost_change(&h, &c2) == 0);
+	CHECK_EQ(choke_span(&h.q), 7);
+	CHECK_EQ(choke_qlen(&h.q), 7);
+	for (i = 0; i < 7; i++)
+		CHECK(choke_slot_at(&h.q, i)->pkt == &P[i < 3 ? i : i + 1]);
+	CHECK_EQ(h.q.qavg, 0);
+	CHECK_EQ(h.q.qcount, -1);
+	CHECK_EQ(h.q.limit, 100);
+	CHECK(h.q.flags & CHOKE_FLAG_ECN);
+	INV(&h);
+
+	/* shrink below the backlog into a smaller ring: the newest go */
+	h.ndropped = 0;
+	c2 = tcfg(6, 1, 3, 0);
+	REQUIRE(thost_change(&h, &c2) == 0);
+	CHECK_EQ(choke_qlen(&h.q), 6);
+	CHECK_EQ(h.ndropped, 1);
+	CHECK(h.dropped[0] == &P[7]);
+	s = choke_get_stats(&h.q);
+	CHECK_EQ(s->other_drop, 1);
+	CHECK_EQ(s->drops, 2 + 1);
+	INV(&h);
+
+	/* shrink within the same ring (6 -> 4: both 16 slots) */
+	CHECK(!choke_change_needs_ring(&h.q, 4));
+	h.ndropped = 0;
+	c2 = tcfg(4, 1, 2, 0);
+	REQUIRE(thost_change(&h, &c2) == 0);
+	CHECK_EQ(choke_qlen(&h.q), 4);
+	CHECK_EQ(h.ndropped, 2);
+	CHECK(h.dropped[0] == &P[5] && h.dropped[1] == &P[6]);
+	CHECK(choke_peek(&h.q) == &P[0]);
+	CHECK_EQ(choke_span(&h.q), 4);
+	INV(&h);
+
+	/* an invalid change changes nothing */
+	c2 = tcfg(3, 5, 2, 0);
+	CHECK_EQ(thost_change(&h, &c2), CHOKE_EINVAL);
+	CHECK_EQ(h.q.limit, 4);
+	CHECK_EQ(choke_qlen(&h.q), 4);
+	c2 = tcfg(CHOKE_MAX_LIMIT + 1, 1, 2, 0);
+	CHECK_EQ(thost_change(&h, &c2), CHOKE_EINVAL);
+	INV(&h);
+
+	/* draining then changing while idle ends the idle period */
+	while (choke_dequeue(&h.q, 7, NULL))
+		;
+	choke_dequeue(&h.q, 7, NULL);
+	CHECK(h.q.idle);
+	c2 = tcfg(4, 1, 2, 0);
+	REQUIRE(thost_change(&h, &c2) == 0);
+	CHECK(!h.q.idle);
+	thost_free(&h);
+}
+
+static void test_compaction_instead_of_wrap(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(3, 0, 3, 0); /* mainline: 4 slots; ours 8 */
+	struct tpkt pk[64];
+	uint32_t i, id = 0;
+
+	c.max_P = 1; /* qR ~ 2^32: RED practically never marks */
+	REQUIRE(thost_init(&h, &c) == 0);
+	CHECK_EQ(h.q.mask, 7);
+	for (i = 0; i < 64; i++) {
+		pk[i].id = i;
+		pk[i].key = 1000 + i;
+	}
+	/* keep the head alive and punch holes behind it: every arrival
+	 * matches the newest packet */
+	thost_enq(&h, &pk[id++], 100, 0, 0);
+	for (i = 0; i < 20; i++) {
+		CHECK_EQ(thost_enq(&h, &pk[id], 100, 0, 0), CHOKE_QUEUED);
+		pk[id + 1].key = pk[id].key;
+		/* draw the last slot */
+		trand_push(&h.rnd, 0xffffffffu);
+		thost_enq(&h, &pk[id + 1], 100, 0, 0);
+		id += 2;
+		CHECK(choke_qlen(&h.q) <= 3);
+		CHECK(choke_span(&h.q) <= 7);
+		CHECK(choke_peek(&h.q) == &pk[0]);
+		INV(&h);
+	}
+	CHECK(choke_get_stats(&h.q)->compactions > 0);
+	CHECK(choke_get_stats(&h.q)->wrap_avoided > 0);
+	thost_free(&h);
+}
+
+static void test_config_check(void)
+{
+	struct choke_config c = tcfg(10, 2, 8, 0);
+	const char *why = NULL;
+
+	CHECK_EQ(choke_config_check(&c, &why), 0);
+	c.limit = CHOKE_MAX_LIMIT;
+	CHECK_EQ(choke_config_check(&c, NULL), 0);
+	c.limit = CHOKE_MAX_LIMIT + 1;
+	CHECK_EQ(choke_config_check(&c, &why), CHOKE_EINVAL);
+	c = tcfg(10, 8, 2, 0);
+	CHECK_EQ(choke_config_check(&c, NULL), CHOKE_EINVAL);
+	c = tcfg(10, 5, 5, 0); /* equal thresholds are allowed */
+	CHECK_EQ(choke_config_check(&c, NULL), 0);
+	c = tcfg(10, 2, 8, 0);
+	c.Wlog = 28; /* fls(8) = 4: 4 + 28 >= 32 */
+	CHECK_EQ(choke_config_check(&c, NULL), CHOKE_EINVAL);
+	c.Wlog = 27;
+	CHECK_EQ(choke_config_check(&c, NULL), 0);
+	c.Scell_log = 32;
+	CHECK_EQ(choke_config_check(&c, NULL), CHOKE_EINVAL);
+	c.Scell_log = 31;
+	c.stab[77] = 32;
+	CHECK_EQ(choke_config_check(&c, &why), CHOKE_EINVAL);
+	CHECK(why && why[0]);
+	c.stab[77] = 31;
+	CHECK_EQ(choke_config_check(&c, NULL), 0);
+	c.kind = 3;
+	CHECK_EQ(choke_config_check(&c, NULL), CHOKE_EINVAL);
+}
+
+static void test_max_p_derivation(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(1000, 100, 300, 0);
+
+	c.max_P = 0;
+	c.Plog = 24;
+	REQUIRE(thost_init(&h, &c) == 0);
+	/* (2^32-1 >> 24) * 200 = 255 * 200 */
+	CHECK_EQ(h.q.max_P, 255u * 200u);
+	CHECK_EQ(h.q.max_P_div, 255);
+	CHECK_EQ(h.q.qth_delta, 200);
+	thost_free(&h);
+	c.max_P = 85899345;
+	REQUIRE(thost_init(&h, &c) == 0);
+	CHECK_EQ(h.q.max_P_div, 85899345u / 200u);
+	thost_free(&h);
+	/* equal thresholds: delta 1 */
+	c = tcfg(10, 5, 5, 0);
+	c.max_P = 7;
+	REQUIRE(thost_init(&h, &c) == 0);
+	CHECK_EQ(h.q.qth_delta, 1);
+	CHECK_EQ(h.q.max_P_div, 7);
+	thost_free(&h);
+	/* max_P below delta: divisor 1 */
+	c = tcfg(1000, 100, 300, 0);
+	c.max_P = 150;
+	REQUIRE(thost_init(&h, &c) == 0);
+	CHECK_EQ(h.q.max_P_div, 1);
+	thost_free(&h);
+}
+
+static void test_builtin_rng_deterministic(void)
+{
+	struct choke a, b;
+	struct choke_slot ra[64], rb[64];
+	struct choke_config c = tcfg(10, 0, 9, 0);
+	struct choke_verdict v;
+	int i, same = 1, differ = 0;
+
+	REQUIRE(choke_init(&a, &c, ra, sizeof(ra)) == 0);
+	REQUIRE(choke_init(&b, &c, rb, sizeof(rb)) == 0);
+	choke_seed(&a, 42);
+	choke_seed(&b, 42);
+	for (i = 0; i < 1000; i++) {
+		int ea = choke_enqueue(&a, &P[i % 200], 100, (uint32_t)i % 3, 0, 0, &v);
+		int eb = choke_enqueue(&b, &P[i % 200], 100, (uint32_t)i % 3, 0, 0, &v);
+
+		same &= ea == eb;
+		if (i % 2)
+			choke_dequeue(&a, 0, NULL), choke_dequeue(&b, 0, NULL);
+	}
+	CHECK(same);
+	choke_seed(&a, 42);
+	choke_seed(&b, 43);
+	differ = a.rng_state != b.rng_state;
+	CHECK(differ);
+	CHECK(choke_get_stats(&a)->matched > 0);
+}
+
+static void test_init_rejects(void)
+{
+	struct choke q;
+	struct choke_slot ring[4];
+	struct choke_config c = tcfg(10, 2, 8, 0);
+
+	CHECK_EQ(choke_init(&q, &c, ring, sizeof(ring)), CHOKE_EINVAL);
+	CHECK_EQ(choke_init(&q, &c, NULL, 1 << 20), CHOKE_EINVAL);
+	CHECK_EQ(choke_ring_slots(0), 2);
+	CHECK_EQ(choke_ring_slots(1), 4);
+	CHECK_EQ(choke_ring_slots(1000), 2048);
+	CHECK_EQ(choke_ring_slots(1023), 2048);
+	CHECK_EQ(choke_ring_slots(1024), 4096);
+	CHECK_EQ(choke_ring_slots(CHOKE_MAX_LIMIT), 262144);
+	/* limit 0 (the kernel accepts it): everything is tail-dropped */
+	{
+		struct choke_slot r0[2];
+		struct choke_verdict v;
+
+		c = tcfg(0, 0, 0, 0);
+		REQUIRE(choke_init(&q, &c, r0, sizeof(r0)) == 0);
+		CHECK_EQ(choke_enqueue(&q, &P[0], 1, 1, 0, 0, &v), CHOKE_DROP_LIMIT);
+		CHECK(choke_dequeue(&q, 0, NULL) == NULL);
+		CHECK_EQ(choke_check_invariants(&q), 0);
+	}
+}
+
+const struct tl_test core_tests[] = {
+	{ "core/below-min-admits-without-drawing", test_below_min_admits_without_drawing },
+	{ "core/match-drops-both", test_match_drops_both },
+	{ "core/match-at-head-advances-head", test_match_at_head_advances_head },
+	{ "core/pick-three-holes-then-head", test_pick_three_holes_then_head },
+	{ "core/flow-collision-is-not-a-match", test_flow_collision_is_not_a_match },
+	{ "core/forced-drop-and-mark", test_forced_drop_and_mark },
+	{ "core/between-thresholds-red-spacing", test_between_thresholds_red_spacing },
+	{ "core/threshold-comparisons", test_threshold_comparisons },
+	{ "core/limit-tail-drop", test_limit_tail_drop },
+	{ "core/dequeue-peek-counters", test_dequeue_peek_and_counters },
+	{ "core/idle-damping", test_idle_damping },
+	{ "core/average-busy", test_average_busy },
+	{ "core/reset", test_reset },
+	{ "core/change-grow-shrink", test_change_grow_shrink },
+	{ "core/compaction-instead-of-wrap", test_compaction_instead_of_wrap },
+	{ "core/config-check", test_config_check },
+	{ "core/max-p-derivation", test_max_p_derivation },
+	{ "core/builtin-rng-deterministic", test_builtin_rng_deterministic },
+	{ "core/init-rejects", test_init_rejects },
+	{ NULL, NULL },
+};

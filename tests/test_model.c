@@ -1,0 +1,608 @@
+/*
+ * Differential tests: the core and the reference model (refmodel.c) driven
+ * by the same seeded random operation sequences, compared after every
+ * operation (verdicts, victims, dequeued packets, queue contents in order,
+ * RED state, every counter), with the core's invariants checked too.
+ * And the wrap of mainline's admission rule, reproduced and avoided.
+ */
+#include "choke/params.h"
+#include "corelib.h"
+#include "refmodel.h"
+#include "testlib.h"
+
+/* ---- a small deterministic generator for the test itself ---- */
+
+static uint64_t rs;
+static uint32_t r32(void)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return (uint32_t)(rs >> 29);
+}
+static uint32_t rbelow(uint32_t n) { return n ? r32() % n : 0; }
+static int chance(uint32_t per_million) { return rbelow(1000000) < per_million; }
+
+static int key_same(const void *a, const void *b)
+{
+	return ((const struct tpkt *)a)->key == ((const struct tpkt *)b)->key;
+}
+
+/* ---- random valid configurations ---- */
+
+static int fls32(uint32_t x)
+{
+	int n = 0;
+
+	while (x) {
+		n++;
+		x >>= 1;
+	}
+	return n;
+}
+
+static struct choke_config random_config(void)
+{
+	struct choke_config c;
+	uint32_t k = rbelow(100);
+	int i, maxw;
+
+	memset(&c, 0, sizeof(c));
+	c.kind = k < 70 ? CHOKE_KIND_CHOKE : k < 90 ? CHOKE_KIND_RED : CHOKE_KIND_FIFO;
+	k = rbelow(100);
+	c.limit = k < 10 ? 1 + rbelow(8) : k < 75 ? 10 + rbelow(300) : 300 + rbelow(1800);
+	c.qth_max = rbelow(c.limit + c.limit / 4 + 2);
+	c.qth_min = rbelow(c.qth_max + 1);
+	if (chance(50000))
+		c.qth_min = c.qth_max;
+	maxw = 31 - fls32(c.qth_max);
+	c.Wlog = (uint8_t)rbelow((uint32_t)(maxw < 7 ? maxw + 1 : 7));
+	if (chance(100000) && maxw > 0)
+		c.Wlog = (uint8_t)rbelow((uint32_t)maxw + 1);
+	c.Plog = (uint8_t)rbelow(33);
+	c.max_P = chance(500000) ? 0 : chance(300000) ? rbelow(5000) : r32() | (r32() << 16);
+	c.Scell_log = (uint8_t)rbelow(32);
+	if (chance(500000)) {
+		uint32_t div = 1 + rbelow(8);
+
+		for (i = 1; i < 255; i++)
+			c.stab[i] = (uint8_t)(i / div > 31 ? 31 : i / div);
+		c.stab[255] = 31;
+	} else {
+		for (i = 0; i < 256; i++)
+			c.stab[i] = (uint8_t)(chance(300000) ? 0 : rbelow(32));
+	}
+	c.flags = (uint8_t)(rbelow(16));
+	c.idle_unit = (uint8_t)rbelow(2);
+	return c;
+}
+
+/* ---- the pair under test ---- */
+
+#define POOL 8192
+
+struct pair {
+	struct thost h;  /* the core */
+	struct refq m;   /* the model */
+	struct trand rm; /* the model's copy of the random stream */
+	struct tpkt pool[POOL];
+	int in_use[POOL];
+	uint32_t free_list[POOL], nfree;
+	uint64_t now;
+	uint64_t ops;
+	int bad; /* first mismatch already reported */
+};
+
+static void pair_release(struct pair *p, void *pkt)
+{
+	struct tpkt *t = (struct tpkt *)pkt;
+
+	p->in_use[t->id] = 0;
+	p->free_list[p->nfree++] = t->id;
+}
+
+static struct tpkt *pair_alloc(struct pair *p, uint32_t key)
+{
+	uint32_t id;
+
+	if (!p->nfree)
+		return NULL;
+	id = p->free_list[--p->nfree];
+	p->in_use[id] = 1;
+	p->pool[id].key = key;
+	return &p->pool[id];
+}
+
+static void pair_init(struct pair *p, const struct choke_config *c, uint64_t seed)
+{
+	uint32_t i;
+	struct choke_ops ops = { trand_next, tpkt_same, NULL };
+
+	memset(&p->h, 0, sizeof(p->h));
+	p->h.ring = malloc(choke_ring_bytes(c->limit));
+	if (choke_init(&p->h.q, c, p->h.ring, choke_ring_bytes(c->limit))) {
+		const char *why;
+
+		choke_config_check(c, &why);
+		fprintf(stderr, "pair_init: config refused: %s (limit %u min %u max %u "
+			"Wlog %u)\n", why, c->limit, c->qth_min, c->qth_max, c->Wlog);
+		abort();
+	}
+	trand_init(&p->h.rnd, seed);
+	trand_init(&p->rm, seed);
+	ops.ctx = &p->h.rnd;
+	choke_set_ops(&p->h.q, &ops);
+	ref_init(&p->m, c, REF_OURS, trand_next, &p->rm, key_same);
+	p->nfree = 0;
+	for (i = 0; i < POOL; i++) {
+		p->pool[i].id = i;
+		p->in_use[i] = 0;
+		p->free_list[p->nfree++] = POOL - 1 - i;
+	}
+	p->now = 0;
+	p->bad = 0;
+}
+
+static void pair_free(struct pair *p)
+{
+	thost_free(&p->h);
+	ref_free(&p->m);
+}
+
+#define MISMATCH(p, what, a, b)                                                   \
+	do {                                                                       \
+		if (!(p)->bad) {                                                   \
+			fprintf(stderr, "FAIL %s: op %" PRIu64 ": %s: core %" PRIu64 \
+				" model %" PRIu64 "\n",                            \
+				tl_current, (p)->ops, what, (uint64_t)(a),         \
+				(uint64_t)(b));                                    \
+			tl_failures++;                                             \
+		}                                                                  \
+		(p)->bad = 1;                                                      \
+	} while (0)
+
+#define SAME(p, what, a, b)                                                      \
+	do {                                                                     \
+		if ((uint64_t)(a) != (uint64_t)(b))                              \
+			MISMATCH(p, what, a, b);                                 \
+	} while (0)
+
+static void compare_stats(struct pair *p, const struct choke_stats *a,
+			  const struct choke_stats *b)
+{
+	SAME(p, "prob_drop", a->prob_drop, b->prob_drop);
+	SAME(p, "prob_mark", a->prob_mark, b->prob_mark);
+	SAME(p, "forced_drop", a->forced_drop, b->forced_drop);
+	SAME(p, "forced_mark", a->forced_mark, b->forced_mark);
+	SAME(p, "pdrop", a->pdrop, b->pdrop);
+	SAME(p, "matched", a->matched, b->matched);
+	SAME(p, "sent_bytes", a->sent_bytes, b->sent_bytes);
+	SAME(p, "sent_pkts", a->sent_pkts, b->sent_pkts);
+	SAME(p, "drops", a->drops, b->drops);
+	SAME(p, "overlimits", a->overlimits, b->overlimits);
+	SAME(p, "offered_pkts", a->offered_pkts, b->offered_pkts);
+	SAME(p, "offered_bytes", a->offered_bytes, b->offered_bytes);
+	SAME(p, "other_drop", a->other_drop, b->other_drop);
+	SAME(p, "compactions", a->compactions, b->compactions);
+	SAME(p, "wrap_avoided", a->wrap_avoided, b->wrap_avoided);
+}
+
+static void compare_state(struct pair *p)
+{
+	const struct choke *q = &p->h.q;
+	const struct refq *m = &p->m;
+	uint32_t i, span = choke_span(q);
+	int inv;
+
+	SAME(p, "span", span, ref_span(m));
+	SAME(p, "qlen", choke_qlen(q), m->qlen);
+	SAME(p, "backlog", choke_backlog(q), m->backlog);
+	SAME(p, "qavg", q->qavg, m->qavg);
+	SAME(p, "qcount", (int64_t)q->qcount, m->qcount);
+	if (q->qcount >= 0)
+		SAME(p, "qR", q->qR, m->qR);
+	SAME(p, "idle", q->idle, m->idle);
+	if (q->idle)
+		SAME(p, "idle_start", q->idle_start_ns, m->idle_start);
+	SAME(p, "random draws", p->h.rnd.draws, p->rm.draws);
+	compare_stats(p, choke_get_stats(q), &m->st);
+	if (span == ref_span(m)) {
+		for (i = 0; i < span && !p->bad; i++) {
+			const struct choke_slot *a = choke_slot_at(q, i);
+			const struct ref_slot *b = ref_slot_at(m, i);
+
+			SAME(p, "slot pkt", (uintptr_t)a->pkt, (uintptr_t)b->pkt);
+			if (a->pkt) {
+				SAME(p, "slot len", a->len, b->len);
+				SAME(p, "slot flow", a->flow, b->flow);
+			}
+		}
+	}
+	/* the full walk is O(ring): every op on small rings, else every 16th */
+	if (q->mask < 1024 || p->ops % 16 == 0) {
+		inv = choke_check_invariants(q);
+		if (inv)
+			MISMATCH(p, choke_invariant_name(inv), inv, 0);
+	}
+	if (span == 0 && choke_qlen(q))
+		MISMATCH(p, "ring reads empty while holding packets", choke_qlen(q), 0);
+}
+
+/* One operation on both. kind: 0 enqueue, 1 dequeue, 2 time, 3 change,
+ * 4 reset, 5 peek. */
+static void pair_enqueue(struct pair *p, uint32_t key, uint32_t len, int ect)
+{
+	struct tpkt *t = pair_alloc(p, key);
+	struct choke_verdict vm;
+	int a, b;
+	uint32_t flow = key % 13u;
+
+	if (!t)
+		return;
+	a = choke_enqueue(&p->h.q, t, len, flow, ect ? CHOKE_PKT_ECN_CAPABLE : 0,
+			  p->now, &p->h.v);
+	b = ref_enqueue(&p->m, t, len, flow, ect, p->now, &vm);
+	SAME(p, "enqueue outcome", a, b);
+	SAME(p, "victims", p->h.v.nvictims, vm.nvictims);
+	if (p->h.v.nvictims == vm.nvictims && vm.nvictims) {
+		SAME(p, "victim", (uintptr_t)p->h.v.victim[0], (uintptr_t)vm.victim[0]);
+		SAME(p, "victim len", p->h.v.victim_len[0], vm.victim_len[0]);
+		pair_release(p, p->h.v.victim[0]);
+	}
+	if (a >= CHOKE_DROP_MATCH)
+		pair_release(p, t);
+}
+
+static void pair_dequeue(struct pair *p)
+{
+	uint32_t len = 0;
+	void *a = choke_dequeue(&p->h.q, p->now, &len);
+	void *b = ref_dequeue(&p->m, p->now);
+
+	SAME(p, "dequeued", (uintptr_t)a, (uintptr_t)b);
+	if (a)
+		pair_release(p, a);
+}
+
+static void drop_cb(void *ctx, void *pkt, uint32_t len)
+{
+	struct thost *h = (struct thost *)ctx;
+
+	(void)len;
+	h->dropped[h->ndropped++ % 4096] = pkt;
+}
+
+static void compare_drops(struct pair *p, void **md, uint32_t nmd)
+{
+	uint32_t i;
+
+	SAME(p, "dropped by reset/change", p->h.ndropped, nmd);
+	for (i = 0; i < nmd && i < p->h.ndropped && i < 4096; i++)
+		SAME(p, "dropped pkt", (uintptr_t)p->h.dropped[i], (uintptr_t)md[i]);
+	for (i = 0; i < nmd; i++)
+		pair_release(p, md[i]);
+}
+
+static void pair_change(struct pair *p, const struct choke_config *c)
+{
+	static void *md[POOL];
+	uint32_t nmd = 0;
+	void *nr = NULL, *old = NULL;
+
+	p->h.ndropped = 0;
+	if (choke_change_needs_ring(&p->h.q, c->limit))
+		nr = malloc(choke_ring_bytes(c->limit));
+	if (choke_change(&p->h.q, c, nr, choke_ring_bytes(c->limit), &old,
+			 drop_cb, &p->h)) {
+		MISMATCH(p, "change refused", 1, 0);
+		free(nr);
+		return;
+	}
+	if (nr) {
+		free(old);
+		p->h.ring = nr;
+	}
+	ref_change(&p->m, c, md, &nmd);
+	compare_drops(p, md, nmd);
+}
+
+static void pair_reset(struct pair *p)
+{
+	static void *md[POOL];
+	uint32_t nmd = 0;
+
+	p->h.ndropped = 0;
+	choke_reset(&p->h.q, drop_cb, &p->h);
+	ref_reset(&p->m, md, &nmd);
+	compare_drops(p, md, nmd);
+}
+
+/* Drive one parameter set for n operations. */
+static void run_sequence(uint64_t seed, uint32_t n)
+{
+	static struct pair p;
+	struct choke_config c = random_config();
+	uint32_t nflows, heavy_share, i, phase = 0, phase_left = 0;
+	uint32_t len_mode = rbelow(3);
+
+	pair_init(&p, &c, seed);
+	nflows = (uint32_t[]){ 1, 2, 5, 30, 1000 }[rbelow(5)];
+	heavy_share = rbelow(90);
+	for (i = 0; i < n && !p.bad; i++) {
+		uint32_t dice = rbelow(1000);
+
+		p.ops = i;
+		if (!phase_left) {
+			phase = rbelow(4); /* 0 fill, 1 drain, 2 balanced, 3 overload */
+			phase_left = 20 + rbelow(2000);
+		}
+		phase_left--;
+		if (dice < 2 && chance(200000)) {
+			struct choke_config c2 = random_config();
+
+			if (chance(500000))
+				c2.limit = c.limit; /* same ring, other RED */
+			pair_change(&p, &c2);
+			c = c2;
+		} else if (dice < 3 && chance(50000)) {
+			pair_reset(&p);
+		} else if (dice < 40) {
+			/* time: mostly short steps, sometimes a long idle gap */
+			p.now += chance(100000) ? (uint64_t)r32() * (1 + rbelow(4000))
+						: rbelow(20000);
+		} else if (dice < 50) {
+			void *a = choke_peek(&p.h.q), *b = ref_peek(&p.m);
+
+			SAME(&p, "peek", (uintptr_t)a, (uintptr_t)b);
+		} else {
+			uint32_t enq_pm = phase == 0 ? 800 : phase == 1 ? 200 :
+					  phase == 2 ? 500 : 650;
+
+			if (rbelow(1000) < enq_pm) {
+				uint32_t key = rbelow(100) < heavy_share ? 0 :
+					       1 + rbelow(nflows);
+				uint32_t len = len_mode == 0 ? 1000 :
+					       len_mode == 1 ? 40 + rbelow(1461) :
+					       (rbelow(2) ? 64 : 1500);
+
+				pair_enqueue(&p, key, len, rbelow(2));
+			} else {
+				pair_dequeue(&p);
+			}
+			p.now += rbelow(2000);
+		}
+		compare_state(&p);
+	}
+	pair_free(&p);
+}
+
+static void test_model_random_sequences(void)
+{
+	uint32_t sets = tl_quick ? 20 : 250, per = tl_quick ? 2500 : 4000, s;
+	uint64_t total = 0;
+
+	rs = 0x1234567;
+	for (s = 0; s < sets; s++) {
+		uint32_t n = per + rbelow(per);
+
+		run_sequence(1000 + s, n);
+		total += n;
+	}
+	printf("     %" PRIu64 " operations over %u parameter sets\n", total, sets);
+	CHECK(tl_quick || total >= 1000000);
+}
+
+/* Long runs on a few realistic sets (from tc words), so the RED average
+ * spends real time between and above the thresholds. */
+static void test_model_tc_parameter_sets(void)
+{
+	static const char *const sets[][16] = {
+		{ "limit", "1000", "min", "100", "max", "300", "avpkt", "1000",
+		  "burst", "200", "bandwidth", "2Mbit", "probability", "0.02", "ecn" },
+		{ "limit", "90", "min", "10", "max", "30", "probability", "0.05",
+		  "bandwidth", "10Mbit" },
+		{ "limit", "300", "min", "25", "max", "50", "bandwidth", "1mbit",
+		  "harddrop", "ecn" },
+		{ "limit", "40", "bandwidth", "100kbit" },
+	};
+	static struct pair p;
+	size_t s;
+
+	rs = 0xabcdef;
+	for (s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
+		struct choke_params prm;
+		char err[CHOKE_ERRBUF_SIZE];
+		int argc = 0, kind;
+		uint32_t i, n = tl_quick ? 20000 : 100000;
+
+		while (argc < 16 && sets[s][argc])
+			argc++;
+		for (kind = CHOKE_KIND_CHOKE; kind <= CHOKE_KIND_RED; kind++) {
+			REQUIRE(choke_params_parse(argc, (char *const *)sets[s], kind,
+						   NULL, &prm, err) == 0);
+			prm.cfg.idle_unit = (uint8_t)(s % 2);
+			pair_init(&p, &prm.cfg, 77 + s);
+			for (i = 0; i < n && !p.bad; i++) {
+				/* 1.3x overload with bursts and idle gaps */
+				p.ops = i;
+				if (rbelow(100) < 57)
+					pair_enqueue(&p, rbelow(3) ? 0 : 1 + rbelow(20),
+						     1000, rbelow(2));
+				else
+					pair_dequeue(&p);
+				p.now += 50000 + (chance(2000) ? (uint64_t)r32() * 100 : 0);
+				if (chance(500)) {
+					pair_change(&p, &prm.cfg);
+				}
+				compare_state(&p);
+			}
+			CHECK(kind == CHOKE_KIND_RED || p.h.q.stats.matched > 0);
+			CHECK(p.h.q.stats.prob_drop + p.h.q.stats.prob_mark > 0);
+			pair_free(&p);
+		}
+	}
+}
+
+/*
+ * The wrap (spec section 1): a tbf 2mbit parent over a 1000-packet choke with
+ * ECN, 30 ECT(0) UDP flows at 300 kbit/s of 1000-byte packets; the link
+ * sends one packet every 4 ms. Mainline's rule is modelled literally
+ * (REF_MAINLINE: nextpow2(limit + 1) slots, admission on qlen < limit). Its
+ * tail meets its head once packets plus holes fill the ring; the ring then
+ * reads empty while holding packets. Those packets stay counted in qlen and
+ * backlog and are never sent (later admissions overwrite, i.e. leak, them),
+ * so the usable queue shrinks to limit - stranded; when the wrap happens at
+ * a full queue nothing is sent again and every arrival is tail-dropped.
+ * The core, fed the same arrivals and random numbers, agrees with mainline
+ * exactly until the wrap, and with its own model throughout.
+ */
+struct wrap_result {
+	double wrap_s;
+	uint64_t ml_sent_end, ml_sent_after_wrap_plus_10s, ml_pdrop_late, late_arrivals;
+	uint32_t ml_qlen, ml_stranded;
+	uint64_t core_sent_last_half;
+	int agreed_until_wrap;
+};
+
+static void run_wrap_scenario(char *const *words, int nwords, struct wrap_result *res)
+{
+	struct choke_params prm;
+	char err[CHOKE_ERRBUF_SIZE];
+	static struct pair p;
+	struct refq ml;
+	struct trand rml;
+	uint64_t next_arr[30], next_tx = 0, t_end = 60ull * 1000000000ull;
+	uint64_t wrap_at = 0, core_sent_mid = 0, pdrop_at_late = 0, tick = 4000000;
+	uint32_t f, i;
+
+	memset(res, 0, sizeof(*res));
+	res->agreed_until_wrap = 1;
+	if (choke_params_parse(nwords, words, CHOKE_KIND_CHOKE, NULL, &prm, err)) {
+		CHECK(!"wrap scenario parameters");
+		return;
+	}
+	rs = 0x5eed;
+	pair_init(&p, &prm.cfg, 9);
+	trand_init(&rml, 9);
+	ref_init(&ml, &prm.cfg, REF_MAINLINE, trand_next, &rml, key_same);
+	for (f = 0; f < 30; f++)
+		next_arr[f] = rbelow(26666666);
+
+	for (;;) {
+		uint64_t t = next_tx;
+		int arrival = -1;
+
+		for (f = 0; f < 30; f++)
+			if (next_arr[f] < t) {
+				t = next_arr[f];
+				arrival = (int)f;
+			}
+		if (t >= t_end)
+			break;
+		p.now = t;
+		p.ops++;
+		if (arrival >= 0) {
+			struct tpkt *pk = pair_alloc(&p, (uint32_t)arrival);
+			struct choke_verdict v, vm;
+			int a, b;
+
+			REQUIRE(pk);
+			a = choke_enqueue(&p.h.q, pk, 1000, (uint32_t)arrival,
+					  CHOKE_PKT_ECN_CAPABLE, t, &p.h.v);
+			b = ref_enqueue(&p.m, pk, 1000, (uint32_t)arrival, 1, t, &vm);
+			SAME(&p, "enqueue outcome", a, b);
+			/* mainline keeps its own references (and may leak them) */
+			(void)ref_enqueue(&ml, pk, 1000, (uint32_t)arrival, 1, t, &v);
+			if (p.h.v.nvictims)
+				pair_release(&p, p.h.v.victim[0]);
+			if (a >= CHOKE_DROP_MATCH)
+				pair_release(&p, pk);
+			if (wrap_at && t >= wrap_at + 10000000000ull)
+				res->late_arrivals++;
+			/* 300 kbit/s of 1000-byte packets, 5% jitter */
+			next_arr[arrival] += 26666666 - 666666 + rbelow(1333333);
+		} else {
+			void *a = choke_dequeue(&p.h.q, t, NULL);
+			void *b = ref_dequeue(&p.m, t);
+
+			(void)ref_dequeue(&ml, t);
+			SAME(&p, "dequeued", (uintptr_t)a, (uintptr_t)b);
+			if (a)
+				pair_release(&p, a);
+			next_tx += tick;
+		}
+		compare_state(&p);
+		if (!ml.wrapped && (ml.st.sent_pkts != p.h.q.stats.sent_pkts ||
+				    ml.st.matched != p.h.q.stats.matched ||
+				    ml.qlen != p.h.q.qlen))
+			res->agreed_until_wrap = 0;
+		if (ml.wrapped && !wrap_at)
+			wrap_at = t;
+		if (wrap_at && t >= wrap_at + 10000000000ull &&
+		    !res->ml_sent_after_wrap_plus_10s) {
+			res->ml_sent_after_wrap_plus_10s = ml.st.sent_pkts;
+			pdrop_at_late = ml.st.pdrop;
+		}
+		if (t >= t_end / 2 && !core_sent_mid)
+			core_sent_mid = p.h.q.stats.sent_pkts;
+	}
+	res->wrap_s = (double)wrap_at / 1e9;
+	res->ml_sent_end = ml.st.sent_pkts;
+	res->ml_pdrop_late = ml.st.pdrop - pdrop_at_late;
+	res->ml_qlen = ml.qlen;
+	res->ml_stranded = ml.qlen;
+	for (i = 0; i < ref_span(&ml); i++)
+		if (ref_slot_at(&ml, i)->pkt)
+			res->ml_stranded--;
+	res->core_sent_last_half = p.h.q.stats.sent_pkts - core_sent_mid;
+	printf("     mainline: wrap at %.2f s, sent %" PRIu64 " (%" PRIu64
+	       " at wrap + 10 s), qlen %u of which %u stranded; core: %" PRIu64
+	       " sent in the last 30 s, %" PRIu64 " compactions, %" PRIu64
+	       " wraps avoided\n",
+	       res->wrap_s, res->ml_sent_end, res->ml_sent_after_wrap_plus_10s,
+	       res->ml_qlen, res->ml_stranded, res->core_sent_last_half,
+	       p.h.q.stats.compactions, p.h.q.stats.wrap_avoided);
+	CHECK(p.h.q.stats.wrap_avoided > 0);
+	ref_free(&ml);
+	pair_free(&p);
+}
+
+static void test_mainline_wraps_core_does_not(void)
+{
+	/* the reported configuration */
+	char *spec_words[] = { "limit", "1000", "min", "100", "max", "300", "avpkt",
+		"1000", "burst", "200", "bandwidth", "2Mbit", "probability", "0.02",
+		"ecn" };
+	/* thresholds near the limit: the queue is full before holes pile up,
+	 * so the wrap happens at a full queue */
+	char *full_words[] = { "limit", "1000", "min", "800", "max", "900", "avpkt",
+		"1000", "burst", "850", "bandwidth", "2Mbit", "probability", "0.02",
+		"ecn" };
+	struct wrap_result r;
+
+	run_wrap_scenario(spec_words, 15, &r);
+	CHECK(r.wrap_s > 0 && r.wrap_s < 30);
+	CHECK(r.agreed_until_wrap);
+	/* most of the backlog is stranded for good: counted, never sent */
+	CHECK(r.ml_stranded >= 900);
+	CHECK(r.core_sent_last_half >= 7400); /* ours: one packet per tick */
+
+	run_wrap_scenario(full_words, 15, &r);
+	CHECK(r.wrap_s > 0 && r.wrap_s < 30);
+	CHECK(r.agreed_until_wrap);
+	/* the wedge: Sent stops for good, the backlog stays at the limit, every
+	 * later arrival is tail-dropped */
+	CHECK(r.ml_sent_after_wrap_plus_10s > 0);
+	CHECK_EQ(r.ml_sent_end, r.ml_sent_after_wrap_plus_10s);
+	CHECK_EQ(r.ml_qlen, 1000);
+	CHECK_EQ(r.ml_stranded, 1000);
+	CHECK_EQ(r.ml_pdrop_late, r.late_arrivals);
+	CHECK(r.core_sent_last_half >= 7400);
+}
+
+const struct tl_test model_tests[] = {
+	{ "model/random-sequences", test_model_random_sequences },
+	{ "model/tc-parameter-sets", test_model_tc_parameter_sets },
+	{ "model/mainline-wraps-core-does-not", test_mainline_wraps_core_does_not },
+	{ NULL, NULL },
+};

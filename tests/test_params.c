@@ -1,0 +1,351 @@
+/*
+ * params/ against stock tc: every case of tests/vectors/params.vec (taken
+ * from iproute2 6.1 by tests/vectors/gen-params.py) must give the same
+ * numbers and the same 256 table bytes, or be refused as tc refuses it; the
+ * kernel's checks on top; and our two deliberate improvements.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "choke/params.h"
+#include "testlib.h"
+
+static const char *vec_path(void)
+{
+	const char *p = getenv("CHOKE_VECTORS");
+
+	return p ? p : "tests/vectors/params.vec";
+}
+
+/* split on single spaces (a trailing space is a trailing empty word) */
+static int split_words(char *s, char **argv, int max)
+{
+	int n = 0;
+
+	if (!*s)
+		return 0;
+	for (;;) {
+		char *sp = strchr(s, ' ');
+
+		if (n < max)
+			argv[n++] = s;
+		if (!sp)
+			break;
+		*sp = 0;
+		s = sp + 1;
+	}
+	return n;
+}
+
+static int hexval(char c)
+{
+	return c >= 'a' ? c - 'a' + 10 : c - '0';
+}
+
+static int fls32(uint32_t x)
+{
+	int n = 0;
+
+	while (x) {
+		n++;
+		x >>= 1;
+	}
+	return n;
+}
+
+struct vec_counts {
+	int ok, err, kernel_rejects;
+};
+
+static void check_ok_line(char *words, char *nums, char *stabhex,
+			  const char *warning, struct vec_counts *vc)
+{
+	char wcopy[1024], *argv[64];
+	struct choke_params p;
+	struct choke_parse_opts strict = { 0, 1, 1 };
+	char err[CHOKE_ERRBUF_SIZE];
+	unsigned limit, qmin, qmax, wlog, plog, scell, flags;
+	unsigned long maxp;
+	int argc, i, kernel_ok, r;
+
+	snprintf(wcopy, sizeof(wcopy), "%s", words);
+	argc = split_words(wcopy, argv, 64);
+	if (sscanf(nums, "%u %u %u %u %u %u %u %lu", &limit, &qmin, &qmax, &wlog,
+		   &plog, &scell, &flags, &maxp) != 8) {
+		CHECK(!"bad vector line");
+		return;
+	}
+	r = choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, &strict, &p, err);
+	if (r) {
+		tl_failures++;
+		fprintf(stderr, "FAIL %s: tc accepts [%s], we refuse: %s\n",
+			tl_current, words, err);
+		return;
+	}
+	vc->ok++;
+	if (p.cfg.limit != limit || p.cfg.qth_min != qmin || p.cfg.qth_max != qmax ||
+	    p.cfg.Wlog != wlog || p.cfg.Plog != plog || p.cfg.Scell_log != scell ||
+	    p.cfg.flags != flags || p.cfg.max_P != maxp) {
+		tl_failures++;
+		fprintf(stderr, "FAIL %s: [%s]: tc %s, we %u %u %u %u %u %u %u %u\n",
+			tl_current, words, nums, p.cfg.limit, p.cfg.qth_min,
+			p.cfg.qth_max, p.cfg.Wlog, p.cfg.Plog, p.cfg.Scell_log,
+			p.cfg.flags, p.cfg.max_P);
+	}
+	for (i = 0; i < 256; i++) {
+		int b = hexval(stabhex[2 * i]) * 16 + hexval(stabhex[2 * i + 1]);
+
+		if (p.cfg.stab[i] != b) {
+			tl_failures++;
+			fprintf(stderr, "FAIL %s: [%s]: stab[%d] tc %d we %d\n",
+				tl_current, words, i, b, p.cfg.stab[i]);
+			break;
+		}
+	}
+	/* tc's burst warning is ours too */
+	if (strstr(warning, "seems to be too large")) {
+		int found = 0;
+
+		for (i = 0; i < p.nwarnings; i++)
+			found |= strstr(p.warnings[i], "too large") != NULL;
+		CHECK(found);
+	}
+	/* the kernel's red_check_params and limit cap, computed here from
+	 * the vector's own numbers */
+	kernel_ok = fls32(qmin) + (int)wlog < 32 && fls32(qmax) + (int)wlog < 32 &&
+		    scell < 32 && qmax >= qmin && limit <= 131071;
+	snprintf(wcopy, sizeof(wcopy), "%s", words);
+	argc = split_words(wcopy, argv, 64);
+	r = choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, NULL, &p, err);
+	if ((r == 0) != kernel_ok) {
+		tl_failures++;
+		fprintf(stderr, "FAIL %s: [%s]: kernel would %s, we %s (%s)\n",
+			tl_current, words, kernel_ok ? "accept" : "reject",
+			r ? "reject" : "accept", err);
+	}
+	if (!kernel_ok) {
+		vc->kernel_rejects++;
+		CHECK(strstr(err, "kernel") != NULL);
+	}
+}
+
+static void check_err_line(char *words, const char *tcmsg, struct vec_counts *vc)
+{
+	char wcopy[1024], *argv[64];
+	struct choke_params p;
+	struct choke_parse_opts strict = { 0, 1, 1 };
+	char err[CHOKE_ERRBUF_SIZE];
+	int argc;
+
+	snprintf(wcopy, sizeof(wcopy), "%s", words);
+	argc = split_words(wcopy, argv, 64);
+	if (choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, &strict, &p, err) == 0) {
+		tl_failures++;
+		fprintf(stderr, "FAIL %s: tc refuses [%s] (%s), we accept\n",
+			tl_current, words, tcmsg);
+		return;
+	}
+	CHECK(err[0] != 0);
+	vc->err++;
+}
+
+static void test_params_match_tc_vectors(void)
+{
+	FILE *f = fopen(vec_path(), "r");
+	char line[4096];
+	struct vec_counts vc = { 0, 0, 0 };
+
+	REQUIRE(f != NULL);
+	while (fgets(line, sizeof(line), f)) {
+		char *fields[6] = { 0 };
+		char *s = line;
+		int n = 0;
+
+		line[strcspn(line, "\n")] = 0;
+		if (line[0] == '#' || !line[0])
+			continue;
+		while (n < 6) {
+			char *bar = strchr(s, '|');
+
+			fields[n++] = s;
+			if (!bar)
+				break;
+			*bar = 0;
+			s = bar + 1;
+		}
+		if (!strcmp(fields[0], "ok") && n >= 4)
+			check_ok_line(fields[1], fields[2], fields[3],
+				      n >= 5 ? fields[4] : "", &vc);
+		else if (!strcmp(fields[0], "err") && n >= 3)
+			check_err_line(fields[1], fields[2], &vc);
+		else
+			CHECK(!"unparsable vector line");
+	}
+	fclose(f);
+	printf("     %d accepted and %d refused cases as tc; %d of the accepted "
+	       "refused by the kernel's checks\n", vc.ok, vc.err, vc.kernel_rejects);
+	CHECK(vc.ok > 400 && vc.err > 300);
+}
+
+static int parse_str(const char *words, const struct choke_parse_opts *o,
+		     struct choke_params *p, char *err)
+{
+	static char buf[1024];
+	char *argv[64];
+	int argc;
+
+	snprintf(buf, sizeof(buf), "%s", words);
+	argc = split_words(buf, argv, 64);
+	return choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, o, p, err);
+}
+
+static void test_params_harddrop_improvement(void)
+{
+	struct choke_params a, b;
+	struct choke_parse_opts strict = { 0, 1, 0 };
+	char err[CHOKE_ERRBUF_SIZE];
+
+	CHECK_EQ(parse_str("limit 1000 bandwidth 10mbit harddrop", &strict, &a, err),
+		 CHOKE_EINVAL);
+	CHECK(strstr(err, "harddrop") != NULL);
+	REQUIRE(parse_str("limit 1000 bandwidth 10mbit ecn harddrop", NULL, &a, err) == 0);
+	REQUIRE(parse_str("limit 1000 bandwidth 10mbit ecn", NULL, &b, err) == 0);
+	CHECK_EQ(a.cfg.flags, CHOKE_FLAG_ECN | CHOKE_FLAG_HARDDROP);
+	a.cfg.flags = b.cfg.flags;
+	CHECK(memcmp(&a.cfg, &b.cfg, sizeof(a.cfg)) == 0);
+}
+
+static void test_params_wide_bandwidth_improvement(void)
+{
+	struct choke_params a, b;
+	struct choke_parse_opts strict = { 0, 1, 0 };
+	char err[CHOKE_ERRBUF_SIZE];
+
+	/* tc refuses above 4294967295 bytes/s */
+	CHECK_EQ(parse_str("limit 1000 bandwidth 40gbit", &strict, &a, err), CHOKE_EINVAL);
+	CHECK(strstr(err, "32-bit") != NULL);
+	REQUIRE(parse_str("limit 1000 bandwidth 40gbit", NULL, &a, err) == 0);
+	CHECK_EQ(a.rate_bytes, 5000000000ull);
+	CHECK(a.nwarnings > 0);
+	/* same formulas: avpkt 1000 at 40 Gbit/s is 0.2 us -> 0 ticks, as at
+	 * 30 Gbit/s, which tc accepts (vector file) */
+	REQUIRE(parse_str("limit 1000 bandwidth 30gbit", &strict, &b, err) == 0);
+	CHECK(memcmp(&a.cfg, &b.cfg, sizeof(a.cfg)) == 0);
+	/* the transmit time scales: avpkt 64000 at 100 Gbit/s is 5.12 us, the
+	 * same as avpkt 32000 at 50 Gbit/s... which tc refuses too; compare
+	 * with avpkt 2560 at 4 Gbit/s (5.12 us), which it accepts */
+	REQUIRE(parse_str("limit 1000 bandwidth 100gbit avpkt 64000", NULL, &a, err) == 0);
+	REQUIRE(parse_str("limit 1000 bandwidth 4gbit avpkt 2560", &strict, &b, err) == 0);
+	CHECK_EQ(a.xmit_ticks, b.xmit_ticks);
+	CHECK_EQ(a.xmit_ticks, (uint32_t)(5 * 15.625));
+	CHECK_EQ(a.cfg.Scell_log, b.cfg.Scell_log);
+	CHECK(memcmp(a.cfg.stab, b.cfg.stab, 256) == 0);
+	CHECK_EQ(a.cfg.Wlog, b.cfg.Wlog);
+	/* 1 tbit and 16 EB/s are fine; beyond 2^64 bytes/s is not */
+	CHECK_EQ(parse_str("limit 1000 bandwidth 1tbit", NULL, &a, err), 0);
+	CHECK_EQ(parse_str("limit 1000 bandwidth 200000000000000000000bit", NULL, &a,
+			   err), CHOKE_EINVAL);
+}
+
+static void test_params_percent(void)
+{
+	struct choke_params a, b;
+	struct choke_parse_opts link = { 10000, 0, 0 };
+	char err[CHOKE_ERRBUF_SIZE];
+
+	CHECK_EQ(parse_str("limit 1000 bandwidth 50%", NULL, &a, err), CHOKE_EINVAL);
+	CHECK(strstr(err, "link speed") != NULL);
+	REQUIRE(parse_str("limit 1000 bandwidth 20%", &link, &a, err) == 0);
+	REQUIRE(parse_str("limit 1000 bandwidth 2gbit", NULL, &b, err) == 0);
+	CHECK(memcmp(&a.cfg, &b.cfg, sizeof(a.cfg)) == 0);
+	CHECK_EQ(a.rate_bytes, 250000000u);
+	/* tc reads only the run of digits, dots and % signs */
+	REQUIRE(parse_str("limit 1000 bandwidth 20%xyz", &link, &b, err) == 0);
+	CHECK_EQ(b.rate_bytes, 250000000u);
+	CHECK_EQ(parse_str("limit 1000 bandwidth 101%", &link, &a, err), CHOKE_EINVAL);
+	CHECK_EQ(parse_str("limit 1000 bandwidth x%", &link, &a, err), CHOKE_EINVAL);
+	CHECK_EQ(parse_str("limit 1000 bandwidth 5.5.5%", &link, &a, err), CHOKE_EINVAL);
+}
+
+static void test_params_rate_parser(void)
+{
+	uint64_t r;
+
+	CHECK_EQ(choke_tc_get_rate("10mbit", 0, &r), 0);
+	CHECK_EQ(r, 1250000);
+	CHECK_EQ(choke_tc_get_rate("10MBIT", 0, &r), 0);
+	CHECK_EQ(r, 1250000);
+	CHECK_EQ(choke_tc_get_rate("1kibit", 0, &r), 0);
+	CHECK_EQ(r, 128);
+	CHECK_EQ(choke_tc_get_rate("1KBps", 0, &r), 0);
+	CHECK_EQ(r, 1000);
+	CHECK_EQ(choke_tc_get_rate("1kbps", 0, &r), 0); /* KBps, bytes */
+	CHECK_EQ(r, 1000);
+	CHECK_EQ(choke_tc_get_rate("12bit", 0, &r), 0);
+	CHECK_EQ(r, 1);
+	CHECK_EQ(choke_tc_get_rate("10xbit", 0, &r), -1);
+	CHECK_EQ(choke_tc_get_rate("", 0, &r), -1);
+	CHECK_EQ(choke_tc_get_rate("-8bit", 0, &r), -1);
+	CHECK_EQ(choke_tc_get_rate("-8bit", 1, &r), -1);
+	CHECK_EQ(choke_tc_get_rate("nan", 1, &r), -1);
+	CHECK_EQ(choke_tc_get_rate("inf", 1, &r), -1);
+}
+
+static void test_params_fifo_and_red_words(void)
+{
+	struct choke_params p;
+	char err[CHOKE_ERRBUF_SIZE];
+	char *w1[] = { "limit", "50" };
+	char *w2[] = { "min", "5" };
+	char *w3[] = { "limit", "300", "bandwidth", "1mbit" };
+
+	CHECK_EQ(choke_params_parse(0, NULL, CHOKE_KIND_FIFO, NULL, &p, err), 0);
+	CHECK_EQ(p.cfg.limit, 1000);
+	CHECK_EQ(p.cfg.kind, CHOKE_KIND_FIFO);
+	CHECK_EQ(choke_params_parse(2, w1, CHOKE_KIND_FIFO, NULL, &p, err), 0);
+	CHECK_EQ(p.cfg.limit, 50);
+	CHECK_EQ(choke_params_parse(2, w2, CHOKE_KIND_FIFO, NULL, &p, err), CHOKE_EINVAL);
+	CHECK_EQ(choke_params_parse(4, w3, CHOKE_KIND_RED, NULL, &p, err), 0);
+	CHECK_EQ(p.cfg.kind, CHOKE_KIND_RED);
+	CHECK_EQ(p.cfg.qth_max, 75);
+}
+
+static void test_params_format_like_tc(void)
+{
+	struct choke_params p;
+	char err[CHOKE_ERRBUF_SIZE], out[256];
+
+	REQUIRE(parse_str("limit 1000 min 100 max 300 avpkt 1000 burst 200 "
+			  "bandwidth 10Mbit probability 0.02", NULL, &p, err) == 0);
+	choke_params_format(&p.cfg, out, sizeof(out));
+	CHECK(!strcmp(out, "limit 1000p min 100p max 300p ewma 7 probability 0.02 "
+			   "Scell_log 17"));
+	REQUIRE(parse_str("limit 1000 bandwidth 10Mbit ecn harddrop probability 1",
+			  NULL, &p, err) == 0);
+	choke_params_format(&p.cfg, out, sizeof(out));
+	CHECK(!strcmp(out, "limit 1000p min 83p max 250p ecn harddrop ewma 6 Plog 18 "
+			   "Scell_log 16"));
+	/* probability 1 does not fit: the kernel derives max_P from Plog, a
+	 * far smaller probability; warned */
+	CHECK(p.nwarnings > 0);
+	CHECK(p.max_p_effective < 0.001);
+	/* a quantised probability is warned about */
+	REQUIRE(parse_str("limit 2000 min 100 max 1100 avpkt 1 bandwidth 10mbit "
+			  "probability 0.000001", NULL, &p, err) == 0);
+	CHECK(p.nwarnings == 2); /* the burst warning and the quantisation */
+	CHECK(fabs(p.max_p_effective - 4.0 * 1000 / 4294967296.0) < 1e-12);
+	REQUIRE(parse_str("limit 1000 bandwidth 10Mbit", NULL, &p, err) == 0);
+	CHECK_EQ(p.nwarnings, 0);
+}
+
+const struct tl_test params_tests[] = {
+	{ "params/match-tc-vectors", test_params_match_tc_vectors },
+	{ "params/harddrop-improvement", test_params_harddrop_improvement },
+	{ "params/wide-bandwidth-improvement", test_params_wide_bandwidth_improvement },
+	{ "params/percent-of-link", test_params_percent },
+	{ "params/rate-parser", test_params_rate_parser },
+	{ "params/fifo-and-red-words", test_params_fifo_and_red_words },
+	{ "params/format-like-tc", test_params_format_like_tc },
+	{ NULL, NULL },
+};
