@@ -386,7 +386,7 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 	uint32_t burst = 0, avpkt = 1000;
 	double probability = 0.02;
 	uint64_t rate = 0;
-	int ecn = 0, harddrop = 0, wide, wlog;
+	int ecn = 0, harddrop = 0, have_rate = 0, wide, wlog;
 	const char *why;
 
 	if (!opts)
@@ -420,6 +420,7 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 			if (tc_get_unsigned(&c->limit, v))
 				return fail(errbuf, "Illegal \"limit\": %s", v);
 		} else if (!strcmp(w, "bandwidth")) {
+			have_rate = 1;
 			if (strchr(v, '%')) {
 				if (tc_get_percent_rate(v, opts->link_mbit, wide,
 							&rate, errbuf))
@@ -464,8 +465,8 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 
 	if (!rate || !c->limit)
 		return fail(errbuf, "Required parameter (bandwidth, limit) is "
-			    "missing%s", c->limit && !rate ?
-			    " (bandwidth is 0 bytes/s)" : "");
+			    "missing%s", have_rate && !rate ?
+			    " (the bandwidth rounds to 0 bytes/s)" : "");
 
 	/* Sally Floyd's defaults, in tc's integer arithmetic */
 	if (!c->qth_max)

@@ -1,0 +1,32 @@
+/* The `choke` command: one function per subcommand. */
+#ifndef CHOKE_CLI_H
+#define CHOKE_CLI_H
+
+#include <stdio.h>
+
+#include "choke/params.h"
+
+int cmd_params(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+
+/*
+ * Parse "[choke|red|fifo] WORDS..." into p (the discipline word is
+ * optional, choke by default). On error prints "choke: ..." to stderr and
+ * returns -1. link_mbit is used for `bandwidth N%`.
+ */
+int cli_parse_discipline(int argc, char **argv, long link_mbit, int strict,
+			 struct choke_params *p);
+
+/* Print the params warnings to stderr, prefixed "choke: warning: ". */
+void cli_print_warnings(const struct choke_params *p);
+
+/* Link speed of an interface in Mbit/s from /sys/class/net/IF/speed, as tc
+ * reads it; -1 with a message on stderr if unknown. */
+long cli_link_mbit(const char *dev);
+
+/* Write s as a JSON string literal. */
+void cli_json_string(FILE *f, const char *s);
+
+const char *cli_kind_name(int kind);
+
+#endif

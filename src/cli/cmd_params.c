@@ -1,0 +1,203 @@
+/* choke params: what the kernel would receive for tc words. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char *cli_kind_name(int kind)
+{
+	switch (kind) {
+	case CHOKE_KIND_CHOKE:
+		return "choke";
+	case CHOKE_KIND_RED:
+		return "red";
+	case CHOKE_KIND_FIFO:
+		return "fifo";
+	}
+	return "?";
+}
+
+void cli_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+long cli_link_mbit(const char *dev)
+{
+	char path[256], buf[80], *end;
+	FILE *f;
+	long v;
+
+	if (!dev[0] || strchr(dev, '/') || strlen(dev) > 64) {
+		fprintf(stderr, "choke: bad interface name \"%s\"\n", dev);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", dev);
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "choke: cannot read the link speed of %s: %s: %s\n",
+			dev, path, strerror(errno));
+		return -1;
+	}
+	if (!fgets(buf, sizeof(buf), f)) {
+		fprintf(stderr, "choke: the link speed of %s is unknown (%s: %s)\n",
+			dev, path, ferror(f) ? strerror(errno) : "empty");
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	errno = 0;
+	v = strtol(buf, &end, 0);
+	if (end == buf || *end || errno || v <= 0) {
+		fprintf(stderr, "choke: the link speed of %s is unknown (%s reads "
+			"\"%s\")\n", dev, path, buf);
+		return -1;
+	}
+	return v;
+}
+
+int cli_parse_discipline(int argc, char **argv, long link_mbit, int strict,
+			 struct choke_params *p)
+{
+	struct choke_parse_opts o = { link_mbit, strict, 0 };
+	char err[CHOKE_ERRBUF_SIZE];
+	int kind = CHOKE_KIND_CHOKE;
+
+	if (argc > 0 && !strcmp(argv[0], "choke")) {
+		argc--, argv++;
+	} else if (argc > 0 && !strcmp(argv[0], "red")) {
+		kind = CHOKE_KIND_RED;
+		argc--, argv++;
+	} else if (argc > 0 && !strcmp(argv[0], "fifo")) {
+		kind = CHOKE_KIND_FIFO;
+		argc--, argv++;
+	}
+	if (choke_params_parse(argc, argv, kind, &o, p, err)) {
+		fprintf(stderr, "choke: invalid %s parameters: %s\n",
+			cli_kind_name(kind), err);
+		return -1;
+	}
+	return 0;
+}
+
+void cli_print_warnings(const struct choke_params *p)
+{
+	int i;
+
+	for (i = 0; i < p->nwarnings; i++)
+		fprintf(stderr, "choke: warning: %s\n", p->warnings[i]);
+}
+
+/* a JSON number, or null for what JSON cannot hold (inf, nan) */
+static void json_double(const char *key, double v)
+{
+	if (isfinite(v))
+		printf(",\"%s\":%.17g", key, v);
+	else
+		printf(",\"%s\":null", key);
+}
+
+static void print_json(const struct choke_params *p)
+{
+	const struct choke_config *c = &p->cfg;
+	int i;
+
+	printf("{\"kind\":\"%s\",\"limit\":%u", cli_kind_name(c->kind), c->limit);
+	if (c->kind != CHOKE_KIND_FIFO) {
+		printf(",\"qth_min\":%u,\"qth_max\":%u,\"Wlog\":%u,\"Plog\":%u,"
+		       "\"Scell_log\":%u,\"flags\":%u,\"max_P\":%u,\"stab\":[",
+		       c->qth_min, c->qth_max, c->Wlog, c->Plog, c->Scell_log,
+		       c->flags, c->max_P);
+		for (i = 0; i < CHOKE_STAB_SIZE; i++)
+			printf("%s%u", i ? "," : "", c->stab[i]);
+		printf("],\"ecn\":%s,\"harddrop\":%s,\"burst\":%u,\"avpkt\":%u,"
+		       "\"bandwidth_bytes_per_sec\":%llu,\"xmit_ticks\":%u",
+		       c->flags & CHOKE_FLAG_ECN ? "true" : "false",
+		       c->flags & CHOKE_FLAG_HARDDROP ? "true" : "false", p->burst,
+		       p->avpkt, (unsigned long long)p->rate_bytes, p->xmit_ticks);
+		json_double("probability", p->probability);
+		json_double("probability_effective", p->max_p_effective);
+	}
+	printf(",\"warnings\":[");
+	for (i = 0; i < p->nwarnings; i++) {
+		if (i)
+			putchar(',');
+		cli_json_string(stdout, p->warnings[i]);
+	}
+	printf("]}\n");
+}
+
+static void params_usage(void)
+{
+	fprintf(stderr,
+		"usage: choke params [--json] [--strict] [--dev IF | --link-mbit N] "
+		"[choke|red|fifo] WORDS...\n"
+		"  WORDS: limit PACKETS bandwidth RATE [min PACKETS] [max PACKETS]\n"
+		"         [burst PACKETS] [avpkt BYTES] [probability P] [ecn] [harddrop]\n"
+		"  --strict  refuse what stock tc refuses (harddrop, > 4294967295 bytes/s)\n");
+}
+
+int cmd_params(int argc, char **argv)
+{
+	struct choke_params p;
+	long link_mbit = 0;
+	int json = 0, strict = 0, i;
+	char line[512];
+
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (!strcmp(argv[i], "--strict")) {
+			strict = 1;
+		} else if (!strcmp(argv[i], "--dev") && i + 1 < argc) {
+			link_mbit = cli_link_mbit(argv[++i]);
+			if (link_mbit < 0)
+				return 1;
+		} else if (!strcmp(argv[i], "--link-mbit") && i + 1 < argc) {
+			char *end;
+
+			link_mbit = strtol(argv[++i], &end, 10);
+			if (*end || link_mbit <= 0) {
+				fprintf(stderr, "choke: --link-mbit needs a positive "
+					"number of Mbit/s, not \"%s\"\n", argv[i]);
+				return 1;
+			}
+		} else if (!strcmp(argv[i], "--help")) {
+			params_usage();
+			return 0;
+		} else {
+			fprintf(stderr, "choke: params: unknown option %s\n", argv[i]);
+			params_usage();
+			return 1;
+		}
+	}
+	if (i >= argc) {
+		fprintf(stderr, "choke: params: no tc words given\n");
+		params_usage();
+		return 1;
+	}
+	if (cli_parse_discipline(argc - i, argv + i, link_mbit, strict, &p))
+		return 1;
+	cli_print_warnings(&p);
+	if (json) {
+		print_json(&p);
+	} else {
+		choke_params_format(&p.cfg, line, sizeof(line));
+		printf("%s\n", line);
+	}
+	return 0;
+}

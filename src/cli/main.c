@@ -1,0 +1,52 @@
+/* choke: command-line front end of libchoke. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../../bench/bench.h"
+#include "cli.h"
+
+#define CHOKE_VERSION "0.1.0"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: choke COMMAND [ARGS...]\n"
+		"\n"
+		"commands:\n"
+		"  params [--json] [--strict] [--dev IF | --link-mbit N] [choke|red|fifo] WORDS...\n"
+		"        the configuration the kernel would receive for `tc qdisc ... choke WORDS`\n"
+		"  demo [--seconds N] [--seed N] [--json]\n"
+		"        a heavy unresponsive flow and 20 light flows through FIFO, RED and CHOKe\n"
+		"  bench [--json] [--quick]\n"
+		"        ns per packet of the core (FIFO floor, RED, CHOKe) against DPDK's rte_red\n"
+		"  help | --help, version | --version\n"
+		"\n"
+		"See choke(1) and README.md.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (!cmd) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(cmd, "params"))
+		return cmd_params(argc - 1, argv + 1);
+	if (!strcmp(cmd, "demo"))
+		return cmd_demo(argc - 1, argv + 1);
+	if (!strcmp(cmd, "bench"))
+		return choke_bench_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		printf("choke %s\n", CHOKE_VERSION);
+		return 0;
+	}
+	fprintf(stderr, "choke: unknown command \"%s\"\n", cmd);
+	usage(stderr);
+	return 2;
+}
