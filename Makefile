@@ -99,6 +99,7 @@ check:
 	$(MAKE) --no-print-directory build/gcc/choke-tests BUILD=build/gcc CC=gcc
 	valgrind -q --error-exitcode=1 --leak-check=full ./build/gcc/choke-tests --quick
 	sh tests/freestanding.sh build/gcc/src/core/choke.o build/clang/src/core/choke.o
+	BUILD=build/gcc sh tests/install.sh
 	@echo "make check: all passed"
 
 bench: $(CHOKE)
