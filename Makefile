@@ -31,16 +31,17 @@ DPDK_LIBS := -lrte_sched -lrte_eal
 endif
 
 CORE_SRC := src/core/choke.c
+PKT_SRC := src/pkt/flow.c src/pkt/ecn.c
 PARAMS_SRC := src/params/params.c
-LIB_SRC := $(CORE_SRC) $(PARAMS_SRC)
+LIB_SRC := $(CORE_SRC) $(PKT_SRC) $(PARAMS_SRC)
 CLI_SRC := src/cli/main.c src/cli/cmd_params.c src/cli/cmd_demo.c \
 	src/cli/workload.c
 BENCH_SRC := bench/bench.c
 TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
-	tests/test_model.c tests/test_params.c tests/test_red.c
-HDRS := $(wildcard include/choke/*.h src/core/*.h src/cli/*.h tests/*.h bench/*.h)
+	tests/test_model.c tests/test_params.c tests/test_red.c tests/test_pkt.c
+HDRS := $(wildcard include/choke/*.h src/*/*.h tests/*.h bench/*.h)
 
-CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(PKT_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ := $(CORE_OBJ) $(PARAMS_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
@@ -56,6 +57,10 @@ TESTS := $(BUILD)/choke-tests
 all: $(STATIC) $(SHARED) $(CHOKE)
 
 $(BUILD)/src/core/%.o: src/core/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CORE_CFLAGS) -c $< -o $@
+
+$(BUILD)/src/pkt/%.o: src/pkt/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -c $< -o $@
 
@@ -98,7 +103,9 @@ check:
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 	$(MAKE) --no-print-directory build/gcc/choke-tests BUILD=build/gcc CC=gcc
 	valgrind -q --error-exitcode=1 --leak-check=full ./build/gcc/choke-tests --quick
-	sh tests/freestanding.sh build/gcc/src/core/choke.o build/clang/src/core/choke.o
+	sh tests/freestanding.sh build/gcc/src/core/choke.o build/clang/src/core/choke.o \
+		build/gcc/src/pkt/flow.o build/gcc/src/pkt/ecn.o \
+		build/clang/src/pkt/flow.o build/clang/src/pkt/ecn.o
 	BUILD=build/gcc sh tests/install.sh
 	@echo "make check: all passed"
 

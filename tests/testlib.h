@@ -52,5 +52,6 @@ extern const struct tl_test core_tests[];
 extern const struct tl_test model_tests[];
 extern const struct tl_test params_tests[];
 extern const struct tl_test red_tests[];
+extern const struct tl_test pkt_tests[];
 
 #endif

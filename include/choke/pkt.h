@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/*
+ * libchoke pkt: what a flow is, read from a raw frame; ECN marking.
+ *
+ * Freestanding like the core (the kernel module and the userspace hosts
+ * share it): no libc, no allocation, no floating point. Every read is
+ * bounds-checked against the captured length; nothing is ever read past it.
+ * docs/flows.md defines the key for every kind of frame.
+ */
+#ifndef CHOKE_PKT_H
+#define CHOKE_PKT_H
+
+#if defined(__KERNEL__)
+#include <linux/types.h>
+#else
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Link types (pcap's LINKTYPE_* numbers). */
+#define PKT_LINK_ETHERNET 1
+#define PKT_LINK_RAW 101       /* raw IPv4 or IPv6, no link header */
+#define PKT_LINK_LINUX_SLL 113 /* Linux "cooked" capture v1 */
+#define PKT_LINK_IPV4 228
+#define PKT_LINK_IPV6 229
+#define PKT_LINK_LINUX_SLL2 276
+
+/* What kind of key a frame produced. */
+enum flow_kind {
+	FLOW_KIND_IPV4 = 1,
+	FLOW_KIND_IPV6 = 2,
+	FLOW_KIND_NONIP = 3,     /* key: the ethertype alone */
+	FLOW_KIND_MALFORMED = 4, /* unreadable IP header: ethertype + kind */
+	FLOW_KIND_TRUNCATED = 5, /* link header itself not captured */
+};
+
+/* Flags describing how the key was obtained (not part of the identity). */
+#define FLOW_F_FRAGMENT 0x01  /* an IP fragment */
+#define FLOW_F_LATER_FRAG 0x02 /* not the first fragment: no ports */
+#define FLOW_F_L4_TRUNC 0x04  /* transport header not (fully) captured */
+#define FLOW_F_EXT_LIMIT 0x08 /* IPv6 extension header walk stopped */
+
+/*
+ * The flow key: both addresses in full (IPv4 in the first 4 bytes, the
+ * rest zero), the transport protocol, both ports (0 where there are none),
+ * the ethertype after any VLAN tags, and the kind. 40 bytes, no padding:
+ * compare with flow_key_equal, hash with flow_key_hash.
+ */
+struct flow_key {
+	uint8_t src[16];
+	uint8_t dst[16];
+	uint16_t sport, dport;
+	uint16_t ethertype;
+	uint8_t proto;
+	uint8_t kind; /* enum flow_kind */
+};
+
+/* Where things are in the frame (for ECN marking and reporting). */
+struct pkt_info {
+	uint32_t l3_off;   /* offset of the IP header, if IP */
+	uint32_t l4_off;   /* offset of the transport header, if found */
+	uint16_t vlan_tags; /* 802.1Q / 802.1ad tags skipped */
+	uint8_t flags;     /* FLOW_F_* */
+	uint8_t ecn;       /* the ECN field (0-3) of an IP packet, else 0 */
+	uint8_t ip_version; /* 4, 6, or 0 */
+};
+
+/*
+ * Read the flow key of a frame of `caplen` captured bytes and link type
+ * `linktype`. Always fills *key with a defined key (see docs/flows.md);
+ * returns the key's kind. `info` may be NULL.
+ */
+int flow_key_from_frame(const uint8_t *frame, size_t caplen, int linktype,
+			struct flow_key *key, struct pkt_info *info);
+
+/* Is the link type one flow_key_from_frame understands? */
+bool pkt_linktype_supported(int linktype);
+
+/* Keyed 32-bit hash of a key (the flow value for the core). */
+uint32_t flow_key_hash(const struct flow_key *key, uint64_t seed);
+
+/* Exact equality of two keys. */
+bool flow_key_equal(const struct flow_key *a, const struct flow_key *b);
+
+/* ECN codepoints */
+#define PKT_ECN_NOT_ECT 0
+#define PKT_ECN_ECT1 1
+#define PKT_ECN_ECT0 2
+#define PKT_ECN_CE 3
+
+/* Is the packet ECN-capable (ECT(0), ECT(1) or CE), as the kernel's
+ * INET_ECN_set_ce() decides? Needs the info of flow_key_from_frame. */
+bool pkt_ecn_capable(const struct pkt_info *info);
+
+/*
+ * Set CE on an ECT(0)/ECT(1) IPv4 or IPv6 packet in place (IPv4: the
+ * header checksum is updated incrementally, RFC 1624). A CE packet is left
+ * as it is and counts as marked; a Not-ECT or non-IP packet cannot be
+ * marked. Returns true if the packet now carries CE.
+ */
+bool pkt_ecn_set_ce(uint8_t *frame, size_t caplen, struct pkt_info *info);
+
+/* The IPv4 header checksum of hdr (ihl * 4 bytes), computed in full. */
+uint16_t pkt_ipv4_checksum(const uint8_t *hdr, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CHOKE_PKT_H */

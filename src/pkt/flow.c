@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+/*
+ * Flow keys from raw frames. Every read goes through need(), which checks
+ * the offset against the end of the captured (or, for IP, the declared)
+ * data first. docs/flows.md is the definition this code implements.
+ */
+#include "choke/pkt.h"
+
+#define ETH_P_IP 0x0800
+#define ETH_P_IPV6 0x86DD
+#define ETH_P_8021Q 0x8100
+#define ETH_P_8021AD 0x88A8
+#define ETH_P_QINQ1 0x9100 /* pre-standard QinQ */
+#define MAX_VLAN_TAGS 4
+#define MAX_IPV6_EXT 8
+
+struct cursor {
+	const uint8_t *p;
+	size_t end; /* bytes readable from p */
+};
+
+static inline bool need(const struct cursor *c, size_t off, size_t n)
+{
+	return off <= c->end && n <= c->end - off;
+}
+
+static inline uint16_t be16(const uint8_t *p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+static void key_clear(struct flow_key *k)
+{
+	uint8_t *b = (uint8_t *)k;
+	size_t i;
+
+	for (i = 0; i < sizeof(*k); i++)
+		b[i] = 0;
+}
+
+static void info_clear(struct pkt_info *i)
+{
+	i->l3_off = 0;
+	i->l4_off = 0;
+	i->vlan_tags = 0;
+	i->flags = 0;
+	i->ecn = 0;
+	i->ip_version = 0;
+}
+
+static void copy_bytes(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
+bool pkt_linktype_supported(int linktype)
+{
+	switch (linktype) {
+	case PKT_LINK_ETHERNET:
+	case PKT_LINK_RAW:
+	case PKT_LINK_LINUX_SLL:
+	case PKT_LINK_IPV4:
+	case PKT_LINK_IPV6:
+	case PKT_LINK_LINUX_SLL2:
+		return true;
+	}
+	return false;
+}
+
+/* Transport ports (or the ICMP echo identifier) at l4, bounded by c. */
+static void parse_l4(const struct cursor *c, size_t l4, struct flow_key *k,
+		     struct pkt_info *info, int ipv6)
+{
+	info->l4_off = (uint32_t)l4;
+	switch (k->proto) {
+	case 6:   /* TCP */
+	case 17:  /* UDP */
+	case 33:  /* DCCP */
+	case 132: /* SCTP */
+	case 136: /* UDP-Lite */
+		if (!need(c, l4, 4)) {
+			info->flags |= FLOW_F_L4_TRUNC;
+			return;
+		}
+		k->sport = be16(c->p + l4);
+		k->dport = be16(c->p + l4 + 2);
+		return;
+	case 1:  /* ICMP */
+	case 58: /* ICMPv6 */
+		if ((k->proto == 58) != (ipv6 != 0))
+			return; /* ICMP inside IPv6 or ICMPv6 inside IPv4 */
+		if (!need(c, l4, 1)) {
+			info->flags |= FLOW_F_L4_TRUNC;
+			return;
+		}
+		/* echo request/reply: the identifier tells pings apart */
+		if ((!ipv6 && (c->p[l4] == 8 || c->p[l4] == 0)) ||
+		    (ipv6 && (c->p[l4] == 128 || c->p[l4] == 129))) {
+			if (!need(c, l4, 8)) {
+				info->flags |= FLOW_F_L4_TRUNC;
+				return;
+			}
+			k->sport = be16(c->p + l4 + 4);
+		}
+		return;
+	}
+}
+
+static int malformed(struct flow_key *k)
+{
+	uint16_t et = k->ethertype;
+
+	key_clear(k);
+	k->ethertype = et;
+	k->kind = FLOW_KIND_MALFORMED;
+	return FLOW_KIND_MALFORMED;
+}
+
+static int parse_ipv4(struct cursor c, size_t off, struct flow_key *k,
+		      struct pkt_info *info)
+{
+	const uint8_t *h;
+	size_t ihl, tot;
+	uint16_t frag;
+
+	if (!need(&c, off, 20))
+		return malformed(k);
+	h = c.p + off;
+	if ((h[0] >> 4) != 4)
+		return malformed(k);
+	ihl = (size_t)(h[0] & 15) * 4;
+	tot = be16(h + 2);
+	if (ihl < 20 || tot < ihl)
+		return malformed(k);
+	/* the datagram ends at its total length (link padding follows) */
+	if (off + tot < c.end)
+		c.end = off + tot;
+	k->kind = FLOW_KIND_IPV4;
+	k->proto = h[9];
+	copy_bytes(k->src, h + 12, 4);
+	copy_bytes(k->dst, h + 16, 4);
+	info->ip_version = 4;
+	info->l3_off = (uint32_t)off;
+	info->ecn = h[1] & 3;
+	frag = be16(h + 6);
+	if (frag & 0x3fff) {
+		info->flags |= FLOW_F_FRAGMENT;
+		if (frag & 0x1fff) {
+			info->flags |= FLOW_F_LATER_FRAG;
+			return FLOW_KIND_IPV4;
+		}
+	}
+	if (!need(&c, off, ihl)) {
+		info->flags |= FLOW_F_L4_TRUNC;
+		return FLOW_KIND_IPV4;
+	}
+	parse_l4(&c, off + ihl, k, info, 0);
+	return FLOW_KIND_IPV4;
+}
+
+static int parse_ipv6(struct cursor c, size_t off, struct flow_key *k,
+		      struct pkt_info *info)
+{
+	const uint8_t *h;
+	size_t pos, plen;
+	uint8_t nh;
+	int n;
+
+	if (!need(&c, off, 40))
+		return malformed(k);
+	h = c.p + off;
+	if ((h[0] >> 4) != 6)
+		return malformed(k);
+	plen = be16(h + 4);
+	if (plen && off + 40 + plen < c.end) /* 0: jumbogram, use the capture */
+		c.end = off + 40 + plen;
+	k->kind = FLOW_KIND_IPV6;
+	copy_bytes(k->src, h + 8, 16);
+	copy_bytes(k->dst, h + 24, 16);
+	info->ip_version = 6;
+	info->l3_off = (uint32_t)off;
+	info->ecn = (h[1] >> 4) & 3;
+	nh = h[6];
+	pos = off + 40;
+	for (n = 0;; n++) {
+		size_t len;
+
+		switch (nh) {
+		case 0:   /* hop-by-hop options */
+		case 43:  /* routing */
+		case 60:  /* destination options */
+		case 135: /* mobility */
+		case 139: /* HIP */
+		case 140: /* shim6 */
+			if (!need(&c, pos, 2))
+				goto truncated;
+			len = ((size_t)c.p[pos + 1] + 1) * 8;
+			break;
+		case 51: /* authentication header */
+			if (!need(&c, pos, 2))
+				goto truncated;
+			len = ((size_t)c.p[pos + 1] + 2) * 4;
+			break;
+		case 44: /* fragment */
+			if (!need(&c, pos, 8))
+				goto truncated;
+			info->flags |= FLOW_F_FRAGMENT;
+			if (be16(c.p + pos + 2) & 0xfff8) {
+				k->proto = c.p[pos];
+				info->flags |= FLOW_F_LATER_FRAG;
+				return FLOW_KIND_IPV6;
+			}
+			len = 8;
+			break;
+		default:
+			k->proto = nh;
+			parse_l4(&c, pos, k, info, 1);
+			return FLOW_KIND_IPV6;
+		}
+		if (n >= MAX_IPV6_EXT) {
+			k->proto = nh;
+			info->flags |= FLOW_F_EXT_LIMIT;
+			return FLOW_KIND_IPV6;
+		}
+		nh = c.p[pos];
+		pos += len;
+	}
+truncated:
+	k->proto = nh;
+	info->flags |= FLOW_F_L4_TRUNC;
+	return FLOW_KIND_IPV6;
+}
+
+/* From an ethertype at off on. */
+static int parse_ethertype(struct cursor c, size_t off, uint16_t et,
+			   struct flow_key *k, struct pkt_info *info)
+{
+	while ((et == ETH_P_8021Q || et == ETH_P_8021AD || et == ETH_P_QINQ1) &&
+	       info->vlan_tags < MAX_VLAN_TAGS) {
+		if (!need(&c, off, 4)) {
+			k->ethertype = et;
+			k->kind = FLOW_KIND_TRUNCATED;
+			return FLOW_KIND_TRUNCATED;
+		}
+		et = be16(c.p + off + 2);
+		off += 4;
+		info->vlan_tags++;
+	}
+	k->ethertype = et;
+	if (et == ETH_P_IP)
+		return parse_ipv4(c, off, k, info);
+	if (et == ETH_P_IPV6)
+		return parse_ipv6(c, off, k, info);
+	k->kind = FLOW_KIND_NONIP;
+	return FLOW_KIND_NONIP;
+}
+
+int flow_key_from_frame(const uint8_t *frame, size_t caplen, int linktype,
+			struct flow_key *key, struct pkt_info *info)
+{
+	struct pkt_info dummy;
+	struct cursor c = { frame, caplen };
+
+	if (!info)
+		info = &dummy;
+	key_clear(key);
+	info_clear(info);
+	if (!frame)
+		c.end = 0;
+	switch (linktype) {
+	case PKT_LINK_ETHERNET: {
+		uint16_t et;
+
+		if (!need(&c, 0, 14)) {
+			key->kind = FLOW_KIND_TRUNCATED;
+			return FLOW_KIND_TRUNCATED;
+		}
+		et = be16(frame + 12);
+		if (et < 0x0600) { /* an 802.3 length: LLC/SNAP, not Ethernet II */
+			key->kind = FLOW_KIND_NONIP;
+			return FLOW_KIND_NONIP;
+		}
+		return parse_ethertype(c, 14, et, key, info);
+	}
+	case PKT_LINK_LINUX_SLL:
+		if (!need(&c, 0, 16)) {
+			key->kind = FLOW_KIND_TRUNCATED;
+			return FLOW_KIND_TRUNCATED;
+		}
+		return parse_ethertype(c, 16, be16(frame + 14), key, info);
+	case PKT_LINK_LINUX_SLL2:
+		if (!need(&c, 0, 20)) {
+			key->kind = FLOW_KIND_TRUNCATED;
+			return FLOW_KIND_TRUNCATED;
+		}
+		return parse_ethertype(c, 20, be16(frame), key, info);
+	case PKT_LINK_RAW:
+	case PKT_LINK_IPV4:
+	case PKT_LINK_IPV6: {
+		int v = need(&c, 0, 1) ? frame[0] >> 4 : 0;
+
+		if ((linktype == PKT_LINK_IPV4 && v != 4) ||
+		    (linktype == PKT_LINK_IPV6 && v != 6) || (v != 4 && v != 6)) {
+			key->kind = FLOW_KIND_MALFORMED;
+			return FLOW_KIND_MALFORMED;
+		}
+		key->ethertype = v == 4 ? ETH_P_IP : ETH_P_IPV6;
+		return v == 4 ? parse_ipv4(c, 0, key, info) : parse_ipv6(c, 0, key, info);
+	}
+	}
+	/* unknown link type: one flow for all its frames */
+	key->kind = FLOW_KIND_NONIP;
+	return FLOW_KIND_NONIP;
+}
+
+bool flow_key_equal(const struct flow_key *a, const struct flow_key *b)
+{
+	const uint8_t *x = (const uint8_t *)a, *y = (const uint8_t *)b;
+	uint8_t diff = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(*a); i++)
+		diff |= x[i] ^ y[i];
+	return diff == 0;
+}
+
+/* ---- hash ---- */
+
+static inline uint64_t load64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* 64x64 -> 128 multiply, folded */
+static inline uint64_t mum(uint64_t a, uint64_t b)
+{
+	__uint128_t r = (__uint128_t)a * b;
+
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+uint32_t flow_key_hash(const struct flow_key *k, uint64_t seed)
+{
+	const uint8_t *b = (const uint8_t *)k;
+	uint64_t h = seed ^ 0xa0761d6478bd642full;
+
+	h = mum(load64(b) ^ h, load64(b + 8) ^ 0xe7037ed1a0b428dbull);
+	h = mum(load64(b + 16) ^ h, load64(b + 24) ^ 0x8ebc6af09c88c6e3ull);
+	h = mum(load64(b + 32) ^ h, seed ^ 0x589965cc75374cc3ull);
+	h = mum(h, 0x1d8e4e27c47d124full);
+	return (uint32_t)(h ^ (h >> 32));
+}
