@@ -23,6 +23,7 @@ BASE_CFLAGS := $(CSTD) $(OPT) -g $(WARN) -Iinclude -D_GNU_SOURCE $(SAN)
 CORE_CFLAGS := $(BASE_CFLAGS) -ffreestanding -fno-builtin -mgeneral-regs-only -fPIC
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC
 LDLIBS := -lm
+PCAP_LIBS := -lpcap
 
 DPDK := $(shell pkg-config --exists libdpdk 2>/dev/null && echo yes)
 ifeq ($(DPDK),yes)
@@ -35,7 +36,7 @@ PKT_SRC := src/pkt/flow.c src/pkt/ecn.c
 PARAMS_SRC := src/params/params.c
 LIB_SRC := $(CORE_SRC) $(PKT_SRC) $(PARAMS_SRC)
 CLI_SRC := src/cli/main.c src/cli/cmd_params.c src/cli/cmd_demo.c \
-	src/cli/workload.c
+	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c
 BENCH_SRC := bench/bench.c
 TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
 	tests/test_model.c tests/test_params.c tests/test_red.c tests/test_pkt.c
@@ -52,6 +53,7 @@ SHARED := $(BUILD)/libchoke.so.$(VERSION)
 SONAME := libchoke.so.$(VERSION_MAJOR)
 CHOKE := $(BUILD)/choke
 TESTS := $(BUILD)/choke-tests
+MKPCAP := $(BUILD)/mkpcap
 
 .PHONY: all demo check check-one bench install uninstall clean
 all: $(STATIC) $(SHARED) $(CHOKE)
@@ -82,18 +84,22 @@ $(SHARED): $(LIB_OBJ)
 	ln -sf $(SONAME) $(BUILD)/libchoke.so
 
 $(CHOKE): $(CLI_OBJ) $(BENCH_OBJ) $(STATIC)
-	$(CC) $(SAN) -o $@ $(CLI_OBJ) $(BENCH_OBJ) $(STATIC) $(DPDK_LIBS) $(LDLIBS)
+	$(CC) $(SAN) -o $@ $(CLI_OBJ) $(BENCH_OBJ) $(STATIC) $(DPDK_LIBS) $(PCAP_LIBS) $(LDLIBS)
 
 $(TESTS): $(TEST_OBJ) $(STATIC)
 	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
+
+$(MKPCAP): tests/mkpcap.c tests/pktbuild.h $(STATIC)
+	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/mkpcap.c $(STATIC) $(LDLIBS)
 
 demo: $(CHOKE)
 	./$(CHOKE) demo
 
 # One configuration: build and run the test binary and the CLI tests.
-check-one: $(TESTS) $(CHOKE)
+check-one: $(TESTS) $(CHOKE) $(MKPCAP)
 	./$(TESTS)
 	CHOKE=./$(CHOKE) sh tests/cli.sh
+	CHOKE=./$(CHOKE) MKPCAP=./$(MKPCAP) sh tests/replay.sh
 
 # Every configuration CI cares about.
 check:

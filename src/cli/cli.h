@@ -8,6 +8,7 @@
 
 int cmd_params(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 /*
  * Parse "[choke|red|fifo] WORDS..." into p (the discipline word is

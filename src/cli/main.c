@@ -17,6 +17,8 @@ static void usage(FILE *f)
 		"        the configuration the kernel would receive for `tc qdisc ... choke WORDS`\n"
 		"  demo [--seconds N] [--seed N] [--json]\n"
 		"        a heavy unresponsive flow and 20 light flows through FIFO, RED and CHOKe\n"
+		"  replay [--rate RATE] [--json] [--top N] [--write OUT.pcap] FILE [choke|red|fifo WORDS...]\n"
+		"        what a discipline at a bottleneck would have done to a capture\n"
 		"  bench [--json] [--quick]\n"
 		"        ns per packet of the core (FIFO floor, RED, CHOKe) against DPDK's rte_red\n"
 		"  help | --help, version | --version\n"
@@ -36,6 +38,8 @@ int main(int argc, char **argv)
 		return cmd_params(argc - 1, argv + 1);
 	if (!strcmp(cmd, "demo"))
 		return cmd_demo(argc - 1, argv + 1);
+	if (!strcmp(cmd, "replay"))
+		return cmd_replay(argc - 1, argv + 1);
 	if (!strcmp(cmd, "bench"))
 		return choke_bench_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {

@@ -1,0 +1,333 @@
+/* choke replay: what a queue discipline would have done to a capture. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../replay/replay.h"
+#include "cli.h"
+
+static void replay_usage(void)
+{
+	fprintf(stderr,
+		"usage: choke replay [--rate RATE] [--json] [--top N] [--write OUT.pcap]\n"
+		"                    [--seed N] FILE [choke WORDS... | red WORDS... | fifo [limit N]]\n"
+		"  RATE in tc's syntax (10mbit, 1gbit, 125000Bps, ...); without a\n"
+		"  discipline: choke limit 1000 bandwidth RATE. choke and red words get\n"
+		"  `bandwidth RATE` when they lack one; without --rate the words'\n"
+		"  bandwidth is the rate.\n");
+}
+
+static uint64_t flow_drops(const struct replay_flow *f)
+{
+	return f->drop_early + f->drop_forced + f->drop_limit + f->drop_match_arrival +
+	       f->drop_match_victim;
+}
+
+static const struct replay_flow *sort_base;
+
+static int by_offered(const void *a, const void *b)
+{
+	const struct replay_flow *x = &sort_base[*(const uint32_t *)a];
+	const struct replay_flow *y = &sort_base[*(const uint32_t *)b];
+
+	if (x->offered_bytes != y->offered_bytes)
+		return x->offered_bytes < y->offered_bytes ? 1 : -1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static const char *kind_name(int kind)
+{
+	switch (kind) {
+	case FLOW_KIND_IPV4:
+		return "ipv4";
+	case FLOW_KIND_IPV6:
+		return "ipv6";
+	case FLOW_KIND_NONIP:
+		return "non-ip";
+	case FLOW_KIND_MALFORMED:
+		return "malformed";
+	case FLOW_KIND_TRUNCATED:
+		return "truncated";
+	}
+	return "?";
+}
+
+static void flow_label(const struct replay_flow *f, char *buf, size_t len)
+{
+	char s[64], d[64], pb[8];
+
+	if (f->key.kind != FLOW_KIND_IPV4 && f->key.kind != FLOW_KIND_IPV6) {
+		snprintf(buf, len, "%s ethertype 0x%04x", kind_name(f->key.kind),
+			 f->key.ethertype);
+		return;
+	}
+	replay_addr(&f->key, 0, s, sizeof(s));
+	replay_addr(&f->key, 1, d, sizeof(d));
+	snprintf(buf, len, "%s %s%s%s:%u > %s%s%s:%u",
+		 replay_proto_name(f->key.proto, pb, sizeof(pb)),
+		 f->key.kind == FLOW_KIND_IPV6 ? "[" : "", s,
+		 f->key.kind == FLOW_KIND_IPV6 ? "]" : "", f->key.sport,
+		 f->key.kind == FLOW_KIND_IPV6 ? "[" : "", d,
+		 f->key.kind == FLOW_KIND_IPV6 ? "]" : "", f->key.dport);
+}
+
+static void print_text(const char *file, const char *qdesc, uint64_t rate,
+		       const struct replay_result *r, const uint32_t *order, uint32_t top)
+{
+	const struct choke_stats *s = &r->st;
+	uint32_t i;
+
+	printf("choke replay: %s: %llu packets over %.3f s (link type %d)",
+	       file, (unsigned long long)r->packets_read, r->capture_seconds,
+	       r->linktype);
+	if (r->truncated_records)
+		printf(", %llu records shorter than the packet (snaplen)",
+		       (unsigned long long)r->truncated_records);
+	if (r->reordered)
+		printf(", %llu timestamps out of order (held at the previous)",
+		       (unsigned long long)r->reordered);
+	printf("\nbottleneck %.6g Mbit/s through %s\n\n", (double)rate / 1e6, qdesc);
+	printf("totals: offered %llu packets (%llu bytes), delivered %llu (%llu bytes), "
+	       "dropped %llu, marked %llu\n",
+	       (unsigned long long)r->offered_pkts, (unsigned long long)r->offered_bytes,
+	       (unsigned long long)r->delivered_pkts,
+	       (unsigned long long)r->delivered_bytes, (unsigned long long)r->dropped_pkts,
+	       (unsigned long long)r->marked_pkts);
+	printf("drops:  early %llu, forced %llu, limit %llu, matched %llu (2 packets "
+	       "each: %llu arrivals + %llu queued victims)\n",
+	       (unsigned long long)s->prob_drop, (unsigned long long)s->forced_drop,
+	       (unsigned long long)s->pdrop, (unsigned long long)s->matched,
+	       (unsigned long long)s->matched, (unsigned long long)s->matched);
+	printf("queue:  mean %.2f packets (max %u), mean %.0f bytes (max %llu)\n",
+	       r->mean_qlen, r->max_qlen, r->mean_backlog,
+	       (unsigned long long)r->max_backlog);
+	printf("delay:  p50 %.3f ms, p99 %.3f ms, max %.3f ms, mean %.3f ms "
+	       "(arrival to end of transmission, delivered packets)\n",
+	       replay_hist_quantile(r->delay, 0.5) / 1e6,
+	       replay_hist_quantile(r->delay, 0.99) / 1e6, (double)r->delay->max / 1e6,
+	       r->delay->n ? r->delay->sum / (double)r->delay->n / 1e6 : 0);
+	printf("link:   %.3f s until the queue drained, utilisation %.3f\n\n",
+	       r->end_seconds,
+	       r->end_seconds > 0 ? (double)r->delivered_bytes * 8 /
+					    ((double)rate * r->end_seconds) : 0);
+	printf("%s flows by offered bytes (of %u):\n", top == r->nflows ? "all" : "top",
+	       r->nflows);
+	printf("%-54s %9s %11s %9s %6s %7s %7s %7s %7s %7s %7s\n", "flow", "offered",
+	       "bytes", "delivered", "share", "early", "forced", "limit", "m-arr",
+	       "m-vict", "marked");
+	for (i = 0; i < top; i++) {
+		const struct replay_flow *f = &r->flows[order[i]];
+		char label[160];
+
+		flow_label(f, label, sizeof(label));
+		printf("%-54s %9llu %11llu %9llu %6.3f %7llu %7llu %7llu %7llu %7llu %7llu\n",
+		       label, (unsigned long long)f->offered_pkts,
+		       (unsigned long long)f->offered_bytes,
+		       (unsigned long long)f->delivered_pkts,
+		       r->delivered_bytes ? (double)f->delivered_bytes /
+						    (double)r->delivered_bytes : 0,
+		       (unsigned long long)f->drop_early, (unsigned long long)f->drop_forced,
+		       (unsigned long long)f->drop_limit,
+		       (unsigned long long)f->drop_match_arrival,
+		       (unsigned long long)f->drop_match_victim,
+		       (unsigned long long)f->marked_pkts);
+	}
+}
+
+static void print_json(const char *file, const char *qdesc, int kind, uint64_t rate,
+		       const struct replay_result *r, const uint32_t *order, uint32_t top)
+{
+	const struct choke_stats *s = &r->st;
+	uint32_t i;
+
+	printf("{\"file\":");
+	cli_json_string(stdout, file);
+	printf(",\"linktype\":%d,\"packets_read\":%llu,\"truncated_records\":%llu,"
+	       "\"reordered\":%llu,\"capture_seconds\":%.9f,\"end_seconds\":%.9f,"
+	       "\"rate_bps\":%llu,\"discipline\":\"%s\",\"params\":",
+	       r->linktype, (unsigned long long)r->packets_read,
+	       (unsigned long long)r->truncated_records, (unsigned long long)r->reordered,
+	       r->capture_seconds, r->end_seconds, (unsigned long long)rate,
+	       cli_kind_name(kind));
+	cli_json_string(stdout, qdesc);
+	printf(",\"totals\":{\"offered_pkts\":%llu,\"offered_bytes\":%llu,"
+	       "\"delivered_pkts\":%llu,\"delivered_bytes\":%llu,\"dropped_pkts\":%llu,"
+	       "\"marked_pkts\":%llu,\"drops\":{\"early\":%llu,\"forced\":%llu,"
+	       "\"limit\":%llu,\"match_arrival\":%llu,\"match_victim\":%llu},"
+	       "\"matched\":%llu},",
+	       (unsigned long long)r->offered_pkts, (unsigned long long)r->offered_bytes,
+	       (unsigned long long)r->delivered_pkts,
+	       (unsigned long long)r->delivered_bytes, (unsigned long long)r->dropped_pkts,
+	       (unsigned long long)r->marked_pkts, (unsigned long long)s->prob_drop,
+	       (unsigned long long)s->forced_drop, (unsigned long long)s->pdrop,
+	       (unsigned long long)s->matched, (unsigned long long)s->matched,
+	       (unsigned long long)s->matched);
+	printf("\"queue\":{\"mean_pkts\":%.6f,\"max_pkts\":%u,\"mean_bytes\":%.3f,"
+	       "\"max_bytes\":%llu},\"delay_ms\":{\"p50\":%.6f,\"p99\":%.6f,"
+	       "\"max\":%.6f,\"mean\":%.6f},\"written\":%llu,\"flows\":[",
+	       r->mean_qlen, r->max_qlen, r->mean_backlog,
+	       (unsigned long long)r->max_backlog,
+	       replay_hist_quantile(r->delay, 0.5) / 1e6,
+	       replay_hist_quantile(r->delay, 0.99) / 1e6, (double)r->delay->max / 1e6,
+	       r->delay->n ? r->delay->sum / (double)r->delay->n / 1e6 : 0,
+	       (unsigned long long)r->written);
+	for (i = 0; i < top; i++) {
+		const struct replay_flow *f = &r->flows[order[i]];
+		char s1[64], s2[64], pb[8];
+
+		replay_addr(&f->key, 0, s1, sizeof(s1));
+		replay_addr(&f->key, 1, s2, sizeof(s2));
+		printf("%s{\"kind\":\"%s\",\"ethertype\":%u,\"proto\":\"%s\",\"src\":\"%s\","
+		       "\"dst\":\"%s\",\"sport\":%u,\"dport\":%u,\"offered_pkts\":%llu,"
+		       "\"offered_bytes\":%llu,\"delivered_pkts\":%llu,"
+		       "\"delivered_bytes\":%llu,\"dropped_pkts\":%llu,\"marked_pkts\":%llu,"
+		       "\"share\":%.6f,\"drops\":{\"early\":%llu,\"forced\":%llu,"
+		       "\"limit\":%llu,\"match_arrival\":%llu,\"match_victim\":%llu}}",
+		       i ? "," : "", kind_name(f->key.kind), f->key.ethertype,
+		       replay_proto_name(f->key.proto, pb, sizeof(pb)), s1, s2,
+		       f->key.sport, f->key.dport, (unsigned long long)f->offered_pkts,
+		       (unsigned long long)f->offered_bytes,
+		       (unsigned long long)f->delivered_pkts,
+		       (unsigned long long)f->delivered_bytes,
+		       (unsigned long long)flow_drops(f), (unsigned long long)f->marked_pkts,
+		       r->delivered_bytes ? (double)f->delivered_bytes /
+						    (double)r->delivered_bytes : 0,
+		       (unsigned long long)f->drop_early, (unsigned long long)f->drop_forced,
+		       (unsigned long long)f->drop_limit,
+		       (unsigned long long)f->drop_match_arrival,
+		       (unsigned long long)f->drop_match_victim);
+	}
+	printf("]}\n");
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay_opts o;
+	struct replay_result res;
+	struct choke_params prm;
+	const char *rate_str = NULL;
+	char *words[80];
+	char qdesc[300], ratebuf[64];
+	int json = 0, i, nw = 0, kind = CHOKE_KIND_CHOKE, has_bw = 0;
+	long top = 10;
+	uint32_t *order, ntop, f;
+
+	memset(&o, 0, sizeof(o));
+	o.seed = 1;
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (!strcmp(argv[i], "--rate") && i + 1 < argc) {
+			rate_str = argv[++i];
+		} else if (!strcmp(argv[i], "--write") && i + 1 < argc) {
+			o.write_file = argv[++i];
+		} else if (!strcmp(argv[i], "--top") && i + 1 < argc) {
+			char *end;
+
+			top = strtol(argv[++i], &end, 10);
+			if (*end || top < 0 || end == argv[i]) {
+				fprintf(stderr, "choke: replay: --top needs a number >= 0\n");
+				return 1;
+			}
+		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+			char *end;
+
+			o.seed = strtoull(argv[++i], &end, 0);
+			if (*end || end == argv[i]) {
+				fprintf(stderr, "choke: replay: bad --seed\n");
+				return 1;
+			}
+		} else {
+			fprintf(stderr, "choke: replay: unknown option %s\n", argv[i]);
+			replay_usage();
+			return 1;
+		}
+	}
+	if (i >= argc) {
+		fprintf(stderr, "choke: replay: no capture file given\n");
+		replay_usage();
+		return 1;
+	}
+	o.file = argv[i++];
+	if (argc - i > 70) {
+		fprintf(stderr, "choke: replay: too many words\n");
+		return 1;
+	}
+	for (; i < argc; i++) {
+		if (nw == 0 && !strcmp(argv[i], "red"))
+			kind = CHOKE_KIND_RED;
+		if (nw == 0 && !strcmp(argv[i], "fifo"))
+			kind = CHOKE_KIND_FIFO;
+		if (!strcmp(argv[i], "bandwidth"))
+			has_bw = 1;
+		words[nw++] = argv[i];
+	}
+	if (rate_str) {
+		uint64_t bytes;
+
+		if (choke_tc_get_rate(rate_str, 1, &bytes) || bytes == 0) {
+			fprintf(stderr, "choke: replay: bad --rate \"%s\" (e.g. 10mbit)\n",
+				rate_str);
+			return 1;
+		}
+		o.rate_bps = bytes * 8;
+	}
+	if (nw == 0) {
+		if (!rate_str) {
+			fprintf(stderr, "choke: replay: --rate is required without "
+				"discipline words\n");
+			return 1;
+		}
+		words[nw++] = "choke";
+		words[nw++] = "limit";
+		words[nw++] = "1000";
+	}
+	if (kind != CHOKE_KIND_FIFO && !has_bw) {
+		if (!rate_str) {
+			fprintf(stderr, "choke: replay: give --rate or a bandwidth\n");
+			return 1;
+		}
+		snprintf(ratebuf, sizeof(ratebuf), "%s", rate_str);
+		words[nw++] = "bandwidth";
+		words[nw++] = ratebuf;
+	}
+	if (kind == CHOKE_KIND_FIFO && !rate_str) {
+		fprintf(stderr, "choke: replay: fifo needs --rate\n");
+		return 1;
+	}
+	if (cli_parse_discipline(nw, words, 0, 0, &prm))
+		return 1;
+	cli_print_warnings(&prm);
+	if (!rate_str)
+		o.rate_bps = prm.rate_bytes * 8;
+	o.q = prm.cfg;
+	{
+		char line[256];
+
+		choke_params_format(&prm.cfg, line, sizeof(line));
+		snprintf(qdesc, sizeof(qdesc), "%s %s", cli_kind_name(kind), line);
+	}
+	if (replay_run(&o, &res))
+		return 1;
+	order = malloc(((size_t)res.nflows + 1) * sizeof(*order));
+	if (!order) {
+		fprintf(stderr, "choke: replay: out of memory\n");
+		replay_result_free(&res);
+		return 1;
+	}
+	for (f = 0; f < res.nflows; f++)
+		order[f] = f;
+	sort_base = res.flows;
+	qsort(order, res.nflows, sizeof(*order), by_offered);
+	ntop = top == 0 || (uint64_t)top > res.nflows ? res.nflows : (uint32_t)top;
+	if (json)
+		print_json(o.file, qdesc, kind, o.rate_bps, &res, order, ntop);
+	else
+		print_text(o.file, qdesc, o.rate_bps, &res, order, ntop);
+	free(order);
+	replay_result_free(&res);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "choke: replay: writing the report failed\n");
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,77 @@
+/*
+ * The pcap what-if replayer: a host of the core that feeds the packets of a
+ * capture, at their timestamps, into a bottleneck of a given rate through a
+ * queue discipline, and accounts for every packet by flow.
+ */
+#ifndef CHOKE_REPLAY_H
+#define CHOKE_REPLAY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "choke/core.h"
+#include "choke/pkt.h"
+
+struct replay_opts {
+	const char *file;       /* pcap or pcapng */
+	const char *write_file; /* delivered packets, or NULL */
+	uint64_t rate_bps;      /* bottleneck rate, bits per second */
+	struct choke_config q;  /* the discipline */
+	uint64_t seed;          /* the discipline's random generator */
+};
+
+struct replay_flow {
+	struct flow_key key;
+	uint64_t offered_pkts, offered_bytes;
+	uint64_t delivered_pkts, delivered_bytes;
+	uint64_t marked_pkts;
+	uint64_t drop_early, drop_forced, drop_limit, drop_match_arrival,
+		drop_match_victim;
+};
+
+/* A log-linear histogram of delays: 1% resolution, bounded memory. */
+#define REPLAY_HIST_SUB 128
+#define REPLAY_HIST_MAJ 64
+struct replay_hist {
+	uint64_t n;
+	uint64_t max;
+	double sum;
+	uint64_t count[REPLAY_HIST_MAJ][REPLAY_HIST_SUB];
+};
+
+struct replay_result {
+	int linktype;
+	uint64_t packets_read;     /* records in the file */
+	uint64_t truncated_records; /* caplen < len */
+	uint64_t reordered;        /* timestamps that went backwards (clamped) */
+	double capture_seconds;    /* first to last timestamp */
+	double end_seconds;        /* until the queue drained */
+	struct replay_flow *flows;
+	uint32_t nflows;
+	struct choke_stats st;
+	uint64_t offered_pkts, offered_bytes, delivered_pkts, delivered_bytes,
+		marked_pkts, dropped_pkts;
+	double mean_qlen, mean_backlog; /* time averages over the replay */
+	uint32_t max_qlen;
+	uint64_t max_backlog;
+	struct replay_hist *delay; /* sojourn: arrival to end of transmission */
+	uint64_t written;          /* packets written with --write */
+};
+
+/*
+ * Run the replay. Returns 0, or -1 after printing a message (prefixed
+ * "choke: replay: ") to stderr: unreadable, corrupt or truncated file,
+ * unsupported link type, write errors. On -1 nothing in *res is valid.
+ */
+int replay_run(const struct replay_opts *o, struct replay_result *res);
+void replay_result_free(struct replay_result *res);
+
+/* Delay percentile (0 < q < 1) in nanoseconds. */
+double replay_hist_quantile(const struct replay_hist *h, double q);
+
+/* "tcp", "udp", ... or the number. */
+const char *replay_proto_name(uint8_t proto, char *buf, size_t len);
+/* The addresses of a key as text (IPv4 dotted, IPv6 RFC 5952). */
+void replay_addr(const struct flow_key *k, int dst, char *buf, size_t len);
+
+#endif

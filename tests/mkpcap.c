@@ -1,0 +1,261 @@
+/*
+ * Test captures with known flows, written by hand (no libpcap), for
+ * tests/replay.sh. Usage: mkpcap SCENARIO OUT
+ *
+ *   burst       flow A: 10 UDP frames of 1000 bytes at t = 0
+ *   paced       flows A and B: 100 frames each, alternating every 0.5 ms
+ *   many        1000 flows x 10 frames of 1000 bytes within 1 s, ECT(0)
+ *   mixed       IPv4 TCP, IPv6 UDP with extension headers, VLAN, QinQ,
+ *               ICMP echo, ARP: 20 frames of each kind, 1 ms apart
+ *   snap64      like paced, but captured with snaplen 64
+ *   pcapng      like burst, in pcapng format (nanosecond resolution)
+ *   badlink     a file of link type 105 (802.11)
+ *   truncated   like paced, cut in the middle of a record
+ *   reorder     like paced, with one timestamp going backwards
+ *   heavy       10 s: one UDP flow at 16 Mbit/s, 20 flows at 0.2 Mbit/s
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pktbuild.h"
+
+static FILE *out;
+static int nano = 1;
+static uint32_t snaplen = 65535;
+
+static void put32(uint32_t v) { fwrite(&v, 4, 1, out); }
+static void put16(uint16_t v) { fwrite(&v, 2, 1, out); }
+
+static void header(uint32_t linktype)
+{
+	put32(nano ? 0xa1b23c4d : 0xa1b2c3d4);
+	put16(2);
+	put16(4);
+	put32(0);
+	put32(0);
+	put32(snaplen);
+	put32(linktype);
+}
+
+static void record(uint64_t t_ns, const uint8_t *d, uint32_t len)
+{
+	uint32_t cap = len < snaplen ? len : snaplen;
+
+	put32((uint32_t)(t_ns / 1000000000u));
+	put32((uint32_t)(nano ? t_ns % 1000000000u : (t_ns % 1000000000u) / 1000));
+	put32(cap);
+	put32(len);
+	fwrite(d, 1, cap, out);
+}
+
+/* a UDP frame of `len` bytes in all from flow `f` (10.0.0.f -> 10.0.1.1) */
+static void udp_frame(struct pb *b, int f, size_t len, uint8_t ecn)
+{
+	char src[32];
+
+	snprintf(src, sizeof(src), "10.0.%d.%d", f / 250, f % 250 + 1);
+	pb_eth(b, 0x0800);
+	pb_ipv4(b, 17, src, "10.9.9.9", 0, 0, ecn);
+	pb_ports(b, (uint16_t)(10000 + f), 5001, 8);
+	pb_bytes(b, len - b->len, 0x5a);
+	pb_finish_ipv4(b);
+}
+
+static void paced(void)
+{
+	struct pb b;
+	int i;
+
+	header(1);
+	for (i = 0; i < 200; i++) {
+		udp_frame(&b, i % 2, 1000, 0);
+		record((uint64_t)i * 500000u, b.d, (uint32_t)b.len);
+	}
+}
+
+/* pcapng: section header, interface (nanosecond tsresol), enhanced packets */
+static void pcapng_block(uint32_t type, const uint8_t *body, uint32_t blen)
+{
+	uint32_t total = 12 + ((blen + 3) & ~3u);
+	static const uint8_t zero[4];
+
+	put32(type);
+	put32(total);
+	fwrite(body, 1, blen, out);
+	fwrite(zero, 1, ((blen + 3) & ~3u) - blen, out);
+	put32(total);
+}
+
+static void pcapng(void)
+{
+	uint8_t body[2048];
+	struct pb b;
+	int i;
+
+	/* SHB: byte-order magic, version 1.0, section length -1 */
+	memset(body, 0, 16);
+	memcpy(body, &(uint32_t){ 0x1A2B3C4D }, 4);
+	memcpy(body + 4, &(uint16_t){ 1 }, 2);
+	memset(body + 8, 0xff, 8);
+	pcapng_block(0x0A0D0D0A, body, 16);
+	/* IDB: linktype 1, snaplen, option if_tsresol = 9 (ns), end */
+	memset(body, 0, 20);
+	memcpy(body, &(uint16_t){ 1 }, 2);
+	memcpy(body + 4, &(uint32_t){ 65535 }, 4);
+	memcpy(body + 8, &(uint16_t){ 9 }, 2);
+	memcpy(body + 10, &(uint16_t){ 1 }, 2);
+	body[12] = 9;
+	pcapng_block(0x00000001, body, 20);
+	for (i = 0; i < 10; i++) {
+		uint64_t t = 1000000000ull + 7; /* all at once, 7 ns past 1 s */
+
+		udp_frame(&b, 0, 1000, 0);
+		memset(body, 0, 20);
+		memcpy(body + 4, &(uint32_t){ (uint32_t)(t >> 32) }, 4);
+		memcpy(body + 8, &(uint32_t){ (uint32_t)t }, 4);
+		memcpy(body + 12, &(uint32_t){ (uint32_t)b.len }, 4);
+		memcpy(body + 16, &(uint32_t){ (uint32_t)b.len }, 4);
+		memcpy(body + 20, b.d, b.len);
+		pcapng_block(0x00000006, body, 20 + (uint32_t)b.len);
+	}
+}
+
+static void mixed(void)
+{
+	static const uint8_t chain[] = { 0, 60 };
+	struct pb b;
+	int i, k;
+
+	header(1);
+	for (i = 0; i < 20; i++) {
+		for (k = 0; k < 6; k++) {
+			uint64_t t = ((uint64_t)i * 6 + (uint64_t)k) * 1000000u;
+
+			switch (k) {
+			case 0:
+				pb_eth(&b, 0x0800);
+				pb_ipv4(&b, 6, "192.0.2.1", "192.0.2.2", 0, 0, 0);
+				pb_ports(&b, 33000, 443, 20);
+				pb_bytes(&b, 500, 0);
+				pb_finish_ipv4(&b);
+				break;
+			case 1:
+				pb_eth(&b, 0x86DD);
+				pb_ipv6(&b, "2001:db8::10", "2001:db8::20", chain, 2, 17, 0, 0);
+				pb_ports(&b, 4000, 4001, 8);
+				pb_bytes(&b, 300, 0);
+				pb_finish_ipv6(&b);
+				break;
+			case 2:
+				pb_eth_tags(&b, 1, 0x0800);
+				pb_ipv4(&b, 17, "198.51.100.1", "198.51.100.2", 0, 0, 0);
+				pb_ports(&b, 53, 53, 8);
+				pb_bytes(&b, 100, 0);
+				pb_finish_ipv4(&b);
+				break;
+			case 3:
+				pb_eth_tags(&b, 2, 0x86DD);
+				pb_ipv6(&b, "2001:db8::10", "2001:db8::20", NULL, 0, 6, 0, 0);
+				pb_ports(&b, 5555, 80, 20);
+				pb_finish_ipv6(&b);
+				break;
+			case 4:
+				pb_eth(&b, 0x0800);
+				pb_ipv4(&b, 1, "192.0.2.1", "192.0.2.2", 0, 0, 0);
+				pb_icmp_echo(&b, 8, 42);
+				pb_bytes(&b, 56, 0);
+				pb_finish_ipv4(&b);
+				break;
+			default:
+				pb_eth(&b, 0x0806);
+				pb_bytes(&b, 28, 0);
+				break;
+			}
+			record(t, b.d, (uint32_t)b.len);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct pb b;
+	int i;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: mkpcap SCENARIO OUT\n");
+		return 2;
+	}
+	out = fopen(argv[2], "wb");
+	if (!out) {
+		perror(argv[2]);
+		return 1;
+	}
+	if (!strcmp(argv[1], "burst")) {
+		header(1);
+		for (i = 0; i < 10; i++) {
+			udp_frame(&b, 0, 1000, 0);
+			record(0, b.d, (uint32_t)b.len);
+		}
+	} else if (!strcmp(argv[1], "paced")) {
+		paced();
+	} else if (!strcmp(argv[1], "many")) {
+		uint64_t x = 7;
+
+		header(1);
+		for (i = 0; i < 10000; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			udp_frame(&b, (int)(x % 1000), 1000, 2);
+			record((uint64_t)i * 100000u, b.d, (uint32_t)b.len);
+		}
+	} else if (!strcmp(argv[1], "mixed")) {
+		mixed();
+	} else if (!strcmp(argv[1], "snap64")) {
+		snaplen = 64;
+		nano = 0;
+		paced();
+	} else if (!strcmp(argv[1], "pcapng")) {
+		pcapng();
+	} else if (!strcmp(argv[1], "badlink")) {
+		header(105);
+		record(0, (const uint8_t *)"0123456789", 10);
+	} else if (!strcmp(argv[1], "truncated")) {
+		paced();
+		fflush(out);
+		if (ftruncate(fileno(out), 24 + 50 * (16 + 1000) + 16 + 300)) {
+			perror("ftruncate");
+			return 1;
+		}
+	} else if (!strcmp(argv[1], "heavy")) {
+		uint64_t t;
+		int f;
+
+		header(1);
+		/* merge: heavy every 0.5 ms, light flow f every 40 ms from f ms */
+		for (t = 0; t < 10000000000ull; t += 500000u) {
+			udp_frame(&b, 0, 1000, 0);
+			record(t, b.d, (uint32_t)b.len);
+			for (f = 1; f <= 20; f++) {
+				if (t % 40000000u == (uint64_t)f * 1000000u) {
+					udp_frame(&b, f, 1000, 0);
+					record(t + 250000u, b.d, (uint32_t)b.len);
+				}
+			}
+		}
+	} else if (!strcmp(argv[1], "reorder")) {
+		header(1);
+		for (i = 0; i < 200; i++) {
+			udp_frame(&b, i % 2, 1000, 0);
+			record(i == 100 ? 10 : (uint64_t)i * 500000u, b.d, (uint32_t)b.len);
+		}
+	} else {
+		fprintf(stderr, "mkpcap: unknown scenario %s\n", argv[1]);
+		return 2;
+	}
+	if (fclose(out)) {
+		perror(argv[2]);
+		return 1;
+	}
+	return 0;
+}

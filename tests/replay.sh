@@ -1,0 +1,206 @@
+#!/bin/sh
+# choke replay on hand-built captures with known flows: exact predicted
+# counts, every link type and format, ECN rewriting, bad files.
+# Usage: CHOKE=build/gcc/choke MKPCAP=build/gcc/mkpcap sh tests/replay.sh
+set -u
+CHOKE=${CHOKE:-build/gcc/choke}
+MKPCAP=${MKPCAP:-build/gcc/mkpcap}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fails=0
+n=0
+ok() { n=$((n + 1)); echo "ok   replay/$1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL replay/$1: $2"; }
+
+for s in burst paced many mixed snap64 pcapng badlink truncated reorder heavy; do
+	"$MKPCAP" $s "$tmp/$s.pcap" || { bad mkpcap "$s"; }
+done
+
+# check NAME PYTHON-ASSERTIONS CHOKE-ARGS...: run replay --json, then the
+# assertions with j = the JSON, f = {label: flow}
+check() {
+	name=$1
+	asserts=$2
+	shift 2
+	if ! "$CHOKE" replay --json --top 0 "$@" >"$tmp/out.json" 2>"$tmp/err"; then
+		bad "$name" "exit $?: $(cat "$tmp/err")"
+		return
+	fi
+	if python3 - "$tmp/out.json" "$asserts" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+f = {}
+for x in j["flows"]:
+    f["%s %s:%d>%s:%d" % (x["proto"], x["src"], x["sport"], x["dst"], x["dport"])] = x
+t = j["totals"]
+# conservation, per flow and in total, always
+for x in j["flows"]:
+    d = x["drops"]
+    assert x["offered_pkts"] == x["delivered_pkts"] + d["early"] + d["forced"] + \
+        d["limit"] + d["match_arrival"] + d["match_victim"], x
+assert t["offered_pkts"] == t["delivered_pkts"] + t["dropped_pkts"], t
+assert t["drops"]["match_arrival"] == t["drops"]["match_victim"] == t["matched"]
+exec(sys.argv[2])
+PY
+	then ok "$name"; else bad "$name" "$(tail -3 "$tmp/py")"; fi
+}
+
+# 1. a burst of 10 at t = 0 into an idle 8 Mbit/s link (1 ms per frame),
+#    fifo limit 5: one goes straight to the link, 5 wait, 4 are dropped
+check burst-fifo-exact '
+assert t["delivered_pkts"] == 6 and t["drops"]["limit"] == 4, t
+assert abs(j["delay_ms"]["max"] - 6.0) < 1e-6 and abs(j["delay_ms"]["mean"] - 3.5) < 1e-6
+assert j["queue"]["max_pkts"] == 5
+' --rate 8mbit "$tmp/burst.pcap" fifo limit 5
+
+# 2. two flows alternating every 0.5 ms at exactly the link rate: nothing
+#    waits, nothing is lost, every delay is one transmission time
+check paced-at-capacity '
+assert t["delivered_pkts"] == 200 and t["dropped_pkts"] == 0
+assert j["queue"]["max_pkts"] == 0
+assert abs(j["delay_ms"]["p50"] - 0.5) < 0.005 and abs(j["delay_ms"]["max"] - 0.5) < 1e-6
+assert len(f) == 2 and f["udp 10.0.0.1:10000>10.9.9.9:5001"]["delivered_pkts"] == 100
+' --rate 16mbit "$tmp/paced.pcap"
+
+# 3. the same at half the rate through fifo limit 10: predicted by an
+#    independent event-by-event computation
+cat >"$tmp/predict.py" <<'PY'
+import sys
+# arrivals every 0.5 ms (A, B alternating), 1 ms per frame, fifo limit 10
+limit, tx = 10, 1.0
+queue, link_free, on_link = [], 0.0, None
+deliv = {0: 0, 1: 0}; drop = {0: 0, 1: 0}
+for i in range(200):
+    t = i * 0.5
+    while on_link is not None and link_free <= t:
+        deliv[on_link] += 1
+        on_link = None
+        if queue:
+            on_link = queue.pop(0); link_free += tx
+    if len(queue) < limit: queue.append(i % 2)
+    else: drop[i % 2] += 1
+    if on_link is None and queue:
+        on_link = queue.pop(0); link_free = t + tx
+while on_link is not None:
+    deliv[on_link] += 1; on_link = queue.pop(0) if queue else None
+print(deliv[0], deliv[1], drop[0], drop[1])
+PY
+pred=$(python3 "$tmp/predict.py")
+check paced-overload-fifo-exact "
+a, b, da, db = map(int, '$pred'.split())
+A, B = f['udp 10.0.0.1:10000>10.9.9.9:5001'], f['udp 10.0.0.2:10001>10.9.9.9:5001']
+assert (A['delivered_pkts'], B['delivered_pkts'], A['drops']['limit'], B['drops']['limit']) == (a, b, da, db), (A, B, '$pred')
+" --rate 8mbit "$tmp/paced.pcap" fifo limit 10
+
+# 4. CHOKe whose average stays below the minimum (a large burst gives a
+#    slow average) behaves exactly as the FIFO: no draws, tail drops only
+check burst-choke-below-min '
+assert t["delivered_pkts"] == 6 and t["drops"]["limit"] == 4 and t["matched"] == 0, t
+' --rate 8mbit "$tmp/burst.pcap" choke limit 5 min 4 max 5 burst 1000
+
+# 5. snaplen 64: the link still carries the original 1000 bytes
+check snaplen-uses-original-length "
+a, b, da, db = map(int, '$pred'.split())
+assert j['truncated_records'] == 200
+assert t['delivered_bytes'] == (a + b) * 1000 and len(f) == 2
+" --rate 8mbit "$tmp/snap64.pcap" fifo limit 10
+
+# 6. pcapng with nanosecond timestamps
+check pcapng-burst '
+assert t["delivered_pkts"] == 6 and t["drops"]["limit"] == 4 and j["packets_read"] == 10
+' --rate 8mbit "$tmp/pcapng.pcap" fifo limit 5
+
+# 7. every kind of frame is its own flow, as docs/flows.md says
+check mixed-flows '
+want = ["tcp 192.0.2.1:33000>192.0.2.2:443", "udp 2001:db8::10:4000>2001:db8::20:4001",
+        "udp 198.51.100.1:53>198.51.100.2:53", "tcp 2001:db8::10:5555>2001:db8::20:80",
+        "icmp 192.0.2.1:42>192.0.2.2:0", "0 -:0>-:0"]
+assert sorted(f) == sorted(want), sorted(f)
+assert all(x["offered_pkts"] == 20 and x["delivered_pkts"] == 20 for x in j["flows"])
+assert [x for x in j["flows"] if x["kind"] == "non-ip"][0]["ethertype"] == 0x0806
+' --rate 1gbit "$tmp/mixed.pcap"
+
+# 8. --top
+"$CHOKE" replay --json --top 2 --rate 1gbit "$tmp/mixed.pcap" >"$tmp/top.json" 2>"$tmp/err"
+if python3 -c 'import json,sys; assert len(json.load(open(sys.argv[1]))["flows"]) == 2' "$tmp/top.json"; then ok top-n; else bad top-n "$(cat "$tmp/err")"; fi
+
+# 9. CHOKe punishes the heavy flow that FIFO and RED let take the link
+check heavy-fifo '
+assert f["udp 10.0.0.1:10000>10.9.9.9:5001"]["share"] > 0.85
+' --rate 10mbit "$tmp/heavy.pcap" fifo limit 300
+check heavy-choke '
+h = f["udp 10.0.0.1:10000>10.9.9.9:5001"]
+assert h["share"] < 0.7 and h["drops"]["match_arrival"] > 1000, h
+light = [x for k, x in f.items() if not k.startswith("udp 10.0.0.1:")]
+assert len(light) == 20 and all(x["delivered_pkts"] >= 0.9 * x["offered_pkts"] for x in light)
+' --rate 10mbit "$tmp/heavy.pcap" choke limit 300 min 100 max 200
+
+# 10. ECN: marks applied in --write output, checksums right, departures
+#     one transmission time apart or more, in order
+if "$CHOKE" replay --json --rate 8mbit --write "$tmp/w.pcap" "$tmp/many.pcap" \
+	choke limit 100 min 10 max 20 ecn >"$tmp/out.json" 2>"$tmp/err"; then
+	if python3 - "$tmp/out.json" "$tmp/w.pcap" >"$tmp/py" 2>&1 <<'PY'
+import json, struct, sys
+j = json.load(open(sys.argv[1]))
+data = open(sys.argv[2], "rb").read()
+magic, = struct.unpack_from("<I", data, 0)
+assert magic == 0xa1b23c4d, hex(magic)          # nanosecond pcap
+off, n, ce, last = 24, 0, 0, None
+while off < len(data):
+    sec, nsec, cap, ln = struct.unpack_from("<IIII", data, off)
+    pkt = data[off + 16: off + 16 + cap]
+    off += 16 + cap
+    t = sec * 10**9 + nsec
+    if last is not None:
+        assert t - last >= 1000000, (t, last)    # 1000 bytes at 8 Mbit/s
+    last = t
+    ip = pkt[14:34]
+    s = sum(struct.unpack("!10H", ip))
+    while s >> 16: s = (s & 0xffff) + (s >> 16)
+    assert s == 0xffff, "bad checksum"
+    ce += (ip[1] & 3) == 3
+    assert ip[1] & 3 in (2, 3)                  # sent ECT(0), marked CE
+    n += 1
+t = j["totals"]
+assert n == t["delivered_pkts"] == j["written"], (n, t)
+assert 0 < ce <= t["marked_pkts"], (ce, t["marked_pkts"])
+print(n, ce)
+PY
+	then ok "ecn-write ($(cat "$tmp/py") delivered, CE)"; else bad ecn-write "$(tail -3 "$tmp/py")"; fi
+else bad ecn-write "exit: $(cat "$tmp/err")"; fi
+
+# 11. timestamps going backwards are held, counted
+check reordered-timestamps '
+assert j["reordered"] == 1 and t["offered_pkts"] == 200
+' --rate 16mbit "$tmp/reorder.pcap"
+
+# 12. bad files: a clear error, exit 1, no report
+expect_fail() {
+	name=$1; pattern=$2; shift 2
+	"$CHOKE" replay --rate 10mbit "$@" >"$tmp/o" 2>"$tmp/e"
+	st=$?
+	if [ $st = 1 ] && [ ! -s "$tmp/o" ] && grep -qi -- "$pattern" "$tmp/e"; then ok "$name"
+	else bad "$name" "exit $st, stdout $(wc -c <"$tmp/o") bytes, stderr: $(cat "$tmp/e")"; fi
+}
+expect_fail unknown-link-type "link type 105" "$tmp/badlink.pcap"
+expect_fail truncated-file "truncated" "$tmp/truncated.pcap"
+head -c 5000 /dev/urandom >"$tmp/garbage.pcap"
+expect_fail garbage-file "replay" "$tmp/garbage.pcap"
+: >"$tmp/empty.pcap"
+expect_fail empty-file "replay" "$tmp/empty.pcap"
+expect_fail missing-file "No such file" "$tmp/nope.pcap"
+expect_fail bad-words "What is" "$tmp/burst.pcap" choke limit 10 frob
+expect_fail bad-rate "rate" --rate 10xbit "$tmp/burst.pcap"
+"$CHOKE" replay "$tmp/burst.pcap" fifo >"$tmp/o" 2>"$tmp/e"
+if [ $? = 1 ] && grep -q -- "--rate" "$tmp/e"; then ok fifo-needs-rate; else bad fifo-needs-rate "$(cat "$tmp/e")"; fi
+# a failed run leaves no partial output file
+"$CHOKE" replay --rate 10mbit --write "$tmp/partial.pcap" "$tmp/truncated.pcap" >/dev/null 2>&1
+if [ ! -e "$tmp/partial.pcap" ]; then ok no-partial-output; else bad no-partial-output "file left"; fi
+
+# 13. the human report
+if "$CHOKE" replay --rate 10mbit "$tmp/heavy.pcap" >"$tmp/o" 2>"$tmp/e" &&
+	grep -q "flows by offered bytes" "$tmp/o" && grep -q "p99" "$tmp/o"; then ok text-report
+else bad text-report "$(cat "$tmp/e")"; fi
+
+echo "replay: $n tests, $fails failed"
+[ $fails = 0 ]
