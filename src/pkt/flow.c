@@ -29,31 +29,20 @@ static inline uint16_t be16(const uint8_t *p)
 	return (uint16_t)((p[0] << 8) | p[1]);
 }
 
-static void key_clear(struct flow_key *k)
+/* Fixed-size copies and clears: the compiler turns __builtin_memcpy of a
+ * constant size into plain moves (no library call, kernel-safe). */
+static inline void key_clear(struct flow_key *k)
 {
-	uint8_t *b = (uint8_t *)k;
-	size_t i;
+	static const struct flow_key zero;
 
-	for (i = 0; i < sizeof(*k); i++)
-		b[i] = 0;
+	__builtin_memcpy(k, &zero, sizeof(*k));
 }
 
-static void info_clear(struct pkt_info *i)
+static inline void info_clear(struct pkt_info *i)
 {
-	i->l3_off = 0;
-	i->l4_off = 0;
-	i->vlan_tags = 0;
-	i->flags = 0;
-	i->ecn = 0;
-	i->ip_version = 0;
-}
+	static const struct pkt_info zero;
 
-static void copy_bytes(uint8_t *dst, const uint8_t *src, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		dst[i] = src[i];
+	*i = zero;
 }
 
 bool pkt_linktype_supported(int linktype)
@@ -140,8 +129,8 @@ static int parse_ipv4(struct cursor c, size_t off, struct flow_key *k,
 		c.end = off + tot;
 	k->kind = FLOW_KIND_IPV4;
 	k->proto = h[9];
-	copy_bytes(k->src, h + 12, 4);
-	copy_bytes(k->dst, h + 16, 4);
+	__builtin_memcpy(k->src, h + 12, 4);
+	__builtin_memcpy(k->dst, h + 16, 4);
 	info->ip_version = 4;
 	info->l3_off = (uint32_t)off;
 	info->ecn = h[1] & 3;
@@ -178,8 +167,8 @@ static int parse_ipv6(struct cursor c, size_t off, struct flow_key *k,
 	if (plen && off + 40 + plen < c.end) /* 0: jumbogram, use the capture */
 		c.end = off + 40 + plen;
 	k->kind = FLOW_KIND_IPV6;
-	copy_bytes(k->src, h + 8, 16);
-	copy_bytes(k->dst, h + 24, 16);
+	__builtin_memcpy(k->src, h + 8, 16);
+	__builtin_memcpy(k->dst, h + 24, 16);
 	info->ip_version = 6;
 	info->l3_off = (uint32_t)off;
 	info->ecn = (h[1] >> 4) & 3;
@@ -316,28 +305,26 @@ int flow_key_from_frame(const uint8_t *frame, size_t caplen, int linktype,
 	return FLOW_KIND_NONIP;
 }
 
+static inline uint64_t load64(const uint8_t *p)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, p, 8); /* host byte order: the hash is per host */
+	return v;
+}
+
 bool flow_key_equal(const struct flow_key *a, const struct flow_key *b)
 {
 	const uint8_t *x = (const uint8_t *)a, *y = (const uint8_t *)b;
-	uint8_t diff = 0;
-	size_t i;
+	uint64_t diff = 0;
+	int i;
 
-	for (i = 0; i < sizeof(*a); i++)
-		diff |= x[i] ^ y[i];
+	for (i = 0; i < 40; i += 8)
+		diff |= load64(x + i) ^ load64(y + i);
 	return diff == 0;
 }
 
 /* ---- hash ---- */
-
-static inline uint64_t load64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
 
 /* 64x64 -> 128 multiply, folded */
 static inline uint64_t mum(uint64_t a, uint64_t b)

@@ -325,9 +325,11 @@ static int one_packet(struct run *r, const struct pcap_pkthdr *h,
 	uint32_t fi, i;
 	int out;
 
-	flow_key_from_frame(data, h->caplen, lt, &key, NULL);
+	if (!p)
+		return fail(r, "%s", "packet pool exhausted");
+	flow_key_from_frame(data, h->caplen, lt, &key, &p->info);
 	fi = flowtab_get(&r->ft, &key);
-	if (fi == UINT32_MAX || !p)
+	if (fi == UINT32_MAX)
 		return fail(r, "%s", "out of memory");
 	r->free_list = p->next;
 	p->flow = fi;
@@ -335,7 +337,6 @@ static int one_packet(struct run *r, const struct pcap_pkthdr *h,
 	p->caplen = h->caplen;
 	p->t_arrival = t;
 	p->data = NULL;
-	flow_key_from_frame(data, h->caplen, lt, &key, &p->info);
 	if (r->dumper) {
 		p->data = malloc(h->caplen ? h->caplen : 1);
 		if (!p->data)
