@@ -136,7 +136,11 @@ rows = json.load(open(sys.argv[1]))
 kinds = {r["discipline"] for r in rows}
 assert {"fifo", "red", "choke"} <= kinds, kinds
 for r in rows:
-    assert r["ns_per_pkt"] > 0 and r["ratio_to_fifo"] > 0 and "queue" in r and "flows" in r, r
+    assert "queue" in r and "flows" in r, r
+    if r.get("available", True) is False:
+        assert r["discipline"] == "dpdk_red", r   # only the peer may be missing
+        continue
+    assert r["ns_per_pkt"] > 0 and r["ratio_to_fifo"] > 0, r
     if r["discipline"] == "fifo":
         assert abs(r["ratio_to_fifo"] - 1) < 1e-9
 print("%d rows, %s" % (len(rows), ",".join(sorted(kinds))))

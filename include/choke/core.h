@@ -150,35 +150,39 @@ struct choke_ops {
 typedef void (*choke_drop_fn)(void *ctx, void *pkt, uint32_t len);
 
 /* The instance. The host allocates it (sizeof(struct choke)); its fields
- * are private: use the functions below. */
+ * are private: use the functions below. The order follows the fast path:
+ * the first 64 bytes hold what every enqueue and dequeue reads (ring,
+ * lengths, RED average and thresholds), the next the generator and the
+ * hooks, then the counters; the idle table, read only after an idle
+ * period, is last. */
 struct choke {
-	/* configuration */
-	uint32_t limit;
-	uint8_t flags, kind, idle_unit, Wlog;
-	uint8_t Plog, Scell_log;
-	uint32_t qth_min;    /* << Wlog */
-	uint32_t qth_max;    /* << Wlog */
-	uint32_t qth_delta;  /* max(max - min, 1) in packets */
-	uint32_t max_P;      /* effective, Q0.32 */
-	uint32_t max_P_div;  /* max(max_P / delta, 1): qR = random / max_P_div */
-	uint32_t Scell_max;  /* 255 << Scell_log (u32, as the kernel) */
-	uint8_t stab[CHOKE_STAB_SIZE];
-	/* RED variables */
-	uint64_t qavg; /* << Wlog */
-	int32_t qcount;
-	uint32_t qR;
-	bool idle;
-	uint64_t idle_start_ns;
 	/* ring: mask + 1 slots, a power of two, >= 2 * (limit + 1) */
 	struct choke_slot *tab;
 	uint32_t mask;
 	uint32_t head, tail;
 	uint32_t qlen;
 	uint64_t backlog; /* bytes */
+	/* RED variables and the configuration every packet reads */
+	uint64_t qavg; /* << Wlog */
+	uint32_t limit;
+	uint32_t qth_min;    /* << Wlog */
+	uint32_t qth_max;    /* << Wlog */
+	int32_t qcount;
+	uint32_t qR;
+	uint8_t flags, kind, idle_unit, Wlog;
 	/* random source */
 	uint64_t rng_state, rng_inc;
 	struct choke_ops ops;
+	/* the rest of the configuration and RED state */
+	uint32_t max_P_div;  /* max(max_P / delta, 1): qR = random / max_P_div */
+	bool idle;
+	uint8_t Plog, Scell_log;
+	uint32_t qth_delta;  /* max(max - min, 1) in packets */
+	uint32_t max_P;      /* effective, Q0.32 */
+	uint32_t Scell_max;  /* 255 << Scell_log (u32, as the kernel) */
+	uint64_t idle_start_ns;
 	struct choke_stats stats;
+	uint8_t stab[CHOKE_STAB_SIZE];
 };
 
 /* ---- configuration (slow path) ---- */

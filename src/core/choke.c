@@ -41,10 +41,17 @@ void choke_seed(struct choke *q, uint64_t seed)
 	(void)pcg32_next(&q->rng_state, q->rng_inc);
 }
 
+/* The host's generator. Out of line: the indirect call then stays off the
+ * straight-line code of the built-in generator, the fast path. */
+__attribute__((noinline)) static uint32_t choke_random_hook(struct choke *q)
+{
+	return q->ops.random_u32(q->ops.ctx);
+}
+
 static inline uint32_t choke_random(struct choke *q)
 {
-	if (q->ops.random_u32)
-		return q->ops.random_u32(q->ops.ctx);
+	if (unlikely(q->ops.random_u32 != NULL))
+		return choke_random_hook(q);
 	return pcg32_next(&q->rng_state, q->rng_inc);
 }
 
@@ -213,8 +220,33 @@ static inline void ring_zap_head_holes(struct choke *q)
 	} while (q->tab[q->head].pkt == NULL);
 }
 
+/*
+ * The same for a ring that may hold holes at random places (CHOKe's victims
+ * leave them): a single hole is skipped without a branch, since whether the
+ * next slot is a hole is a coin toss the branch predictor loses; only runs
+ * of two or more holes take the loop. Rings without holes (FIFO, RED) keep
+ * the loop above, whose branch is always predicted and which therefore does
+ * not make the next head wait for the load of the next slot.
+ */
+static inline void ring_zap_head_holes_choke(struct choke *q)
+{
+	const struct choke_slot *tab = q->tab;
+	uint32_t mask = q->mask, tail = q->tail;
+	uint32_t h = (q->head + 1) & mask;
+	uint32_t hole = (uint32_t)(h != tail) & (uint32_t)(tab[h].pkt == NULL);
+
+	h = (h + hole) & mask;
+	if (unlikely(hole & (uint32_t)(h != tail) &
+		     (uint32_t)(tab[h].pkt == NULL))) {
+		do {
+			h = (h + 1) & mask;
+		} while (h != tail && tab[h].pkt == NULL);
+	}
+	q->head = h;
+}
+
 /* Remove the holes between head and tail in place, keeping order. */
-static void ring_compact(struct choke *q)
+__attribute__((noinline, cold)) static void ring_compact(struct choke *q)
 {
 	uint32_t r = q->head, w = q->head;
 
@@ -232,9 +264,8 @@ static void ring_compact(struct choke *q)
 	q->stats.compactions++;
 }
 
-/* sch_choke's choke_peek_random(): up to three uniform draws over the span,
- * then the head. Only called on a non-empty ring. */
-static inline uint32_t ring_pick_random(struct choke *q)
+/* sch_choke's choke_peek_random() with the host's generator. */
+__attribute__((noinline)) static uint32_t ring_pick_random_hook(struct choke *q)
 {
 	uint32_t span = choke_span(q);
 	int tries;
@@ -246,6 +277,33 @@ static inline uint32_t ring_pick_random(struct choke *q)
 			return idx;
 	}
 	return q->head;
+}
+
+/* sch_choke's choke_peek_random(): up to three uniform draws over the span,
+ * then the head. Only called on a non-empty ring. The built-in generator's
+ * state stays in a register across the draws. */
+static inline uint32_t ring_pick_random(struct choke *q)
+{
+	const struct choke_slot *tab = q->tab;
+	uint32_t head = q->head, mask = q->mask;
+	uint32_t span = (q->tail - head) & mask;
+	uint64_t st, inc;
+	uint32_t idx;
+	int tries;
+
+	if (unlikely(q->ops.random_u32 != NULL))
+		return ring_pick_random_hook(q);
+	st = q->rng_state;
+	inc = q->rng_inc;
+	for (tries = 3; tries > 0; tries--) {
+		uint32_t r = pcg32_next(&st, inc);
+
+		idx = (head + (uint32_t)(((uint64_t)r * span) >> 32)) & mask;
+		if (likely(tab[idx].pkt != NULL))
+			break;
+	}
+	q->rng_state = st;
+	return tries ? idx : head;
 }
 
 /* Drop the queued packet at idx, leaving a hole. */
@@ -291,12 +349,20 @@ static inline void red_update_avg(struct choke *q, uint64_t now_ns)
 /* ------------------------------------------------------------------ */
 /* enqueue                                                             */
 
+/* The host's exact flow comparison (out of line, as choke_random_hook). */
+__attribute__((noinline)) static bool same_flow_hook(const struct choke *q,
+						    const struct choke_slot *s,
+						    const void *pkt)
+{
+	return q->ops.same_flow(q->ops.ctx, s->pkt, pkt);
+}
+
 static inline bool same_flow(const struct choke *q, const struct choke_slot *s,
 			     uint32_t flow, const void *pkt)
 {
 	if (s->flow != flow)
 		return false;
-	return !q->ops.same_flow || q->ops.same_flow(q->ops.ctx, s->pkt, pkt);
+	return !q->ops.same_flow || same_flow_hook(q, s, pkt);
 }
 
 static inline int congestion_drop(struct choke *q, int outcome)
@@ -469,7 +535,10 @@ void *choke_dequeue(struct choke *q, uint64_t now_ns, uint32_t *len)
 	if (len)
 		*len = s->len;
 	s->pkt = NULL;
-	ring_zap_head_holes(q);
+	if (q->kind == CHOKE_KIND_CHOKE)
+		ring_zap_head_holes_choke(q);
+	else
+		ring_zap_head_holes(q);
 	q->qlen--;
 	q->backlog -= s->len;
 	q->stats.sent_pkts++;
