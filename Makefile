@@ -32,11 +32,12 @@ DPDK_LIBS := -lrte_sched -lrte_eal
 endif
 
 CORE_SRC := src/core/choke.c
-PKT_SRC := src/pkt/flow.c src/pkt/ecn.c
+PKT_SRC := src/pkt/flow.c src/pkt/ecn.c src/pkt/csum.c
 PARAMS_SRC := src/params/params.c
 LIB_SRC := $(CORE_SRC) $(PKT_SRC) $(PARAMS_SRC)
 CLI_SRC := src/cli/main.c src/cli/cmd_params.c src/cli/cmd_demo.c \
-	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c
+	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c \
+	src/cli/cmd_bridge.c src/bridge/bridge.c src/bridge/afp.c
 BENCH_SRC := bench/bench.c bench/bench_pkt.c
 TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
 	tests/test_model.c tests/test_params.c tests/test_red.c tests/test_pkt.c

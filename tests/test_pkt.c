@@ -431,6 +431,90 @@ static void test_ecn_marking(void)
 	CHECK(!pkt_ecn_set_ce(b.d, b.len, &i));
 }
 
+/* an independent checksum: the pseudo-header and segment summed in 32 bits */
+static uint16_t ref_l4_csum(const uint8_t *src, const uint8_t *dst, int alen,
+			    uint8_t proto, const uint8_t *seg, size_t len)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < (size_t)alen; i += 2)
+		sum += (uint32_t)(src[i] << 8 | src[i + 1]) + (uint32_t)(dst[i] << 8 | dst[i + 1]);
+	sum += proto + len;
+	for (i = 0; i < len; i++)
+		sum += i % 2 ? seg[i] : (uint32_t)seg[i] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static void test_l4_checksum_fill(void)
+{
+	uint64_t x = 5;
+	int n, v6, tcp;
+
+	for (n = 0; n < 4000; n++) {
+		struct pb b;
+		struct flow_key k;
+		struct pkt_info i;
+		size_t pay, j, at;
+		uint16_t want, got;
+		uint8_t seg[2048];
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		v6 = (int)(x & 1);
+		tcp = (int)((x >> 1) & 1);
+		pay = (size_t)(x >> 8) % 1400;
+		pb_eth(&b, v6 ? 0x86DD : 0x0800);
+		if (v6)
+			pb_ipv6(&b, "2001:db8::7", "2001:db8::9", NULL, 0, tcp ? 6 : 17, 0, 0);
+		else
+			pb_ipv4(&b, tcp ? 6 : 17, "10.1.2.3", "10.4.5.6", 0, 0, 0);
+		pb_ports(&b, (uint16_t)x, 80, tcp ? 20 : 8);
+		for (j = 0; j < pay; j++)
+			b.d[b.len + j] = (uint8_t)(x >> (j % 56));
+		b.len += pay;
+		if (!tcp)
+			pb_put16(&b, b.l3 + (v6 ? 40 : 20) + 4, (uint16_t)(8 + pay));
+		if (v6)
+			pb_finish_ipv6(&b);
+		else
+			pb_finish_ipv4(&b);
+		flow_key_from_frame(b.d, b.len, PKT_LINK_ETHERNET, &k, &i);
+		REQUIRE(pkt_l4_checksum_fill(b.d, b.len, &i, k.proto));
+		CHECK(pkt_l4_checksum_ok(b.d, b.len, &i, k.proto));
+		at = i.l4_off + (tcp ? 16 : 6);
+		got = (uint16_t)(b.d[at] << 8 | b.d[at + 1]);
+		memcpy(seg, b.d + i.l4_off, b.len - i.l4_off);
+		seg[at - i.l4_off] = seg[at - i.l4_off + 1] = 0;
+		want = ref_l4_csum(k.src, k.dst, v6 ? 16 : 4, k.proto, seg, b.len - i.l4_off);
+		if (!tcp && want == 0)
+			want = 0xffff;
+		CHECK_EQ(got, want);
+		b.d[b.len - 1] ^= 0x40; /* a corrupted byte is noticed */
+		CHECK(pay == 0 || !pkt_l4_checksum_ok(b.d, b.len, &i, k.proto));
+	}
+	/* fragments and other protocols are left alone */
+	{
+		struct pb b;
+		struct flow_key k;
+		struct pkt_info i;
+
+		pb_eth(&b, 0x0800);
+		pb_ipv4(&b, 17, "1.1.1.1", "2.2.2.2", 1, 0, 0);
+		pb_ports(&b, 1, 2, 8);
+		pb_finish_ipv4(&b);
+		flow_key_from_frame(b.d, b.len, PKT_LINK_ETHERNET, &k, &i);
+		CHECK(!pkt_l4_checksum_fill(b.d, b.len, &i, k.proto));
+		pb_eth(&b, 0x0800);
+		pb_ipv4(&b, 132, "1.1.1.1", "2.2.2.2", 0, 0, 0);
+		pb_ports(&b, 1, 2, 12);
+		pb_finish_ipv4(&b);
+		flow_key_from_frame(b.d, b.len, PKT_LINK_ETHERNET, &k, &i);
+		CHECK(!pkt_l4_checksum_fill(b.d, b.len, &i, k.proto));
+	}
+}
+
 static void test_hash(void)
 {
 	struct flow_key a, b2;
@@ -464,6 +548,7 @@ const struct tl_test pkt_tests[] = {
 	{ "pkt/truncation-at-every-length", test_truncation_at_every_length },
 	{ "pkt/random-garbage", test_random_garbage },
 	{ "pkt/ecn-marking", test_ecn_marking },
+	{ "pkt/l4-checksum-fill", test_l4_checksum_fill },
 	{ "pkt/hash", test_hash },
 	{ NULL, NULL },
 };

@@ -108,6 +108,21 @@ bool pkt_ecn_set_ce(uint8_t *frame, size_t caplen, struct pkt_info *info);
 /* The IPv4 header checksum of hdr (ihl * 4 bytes), computed in full. */
 uint16_t pkt_ipv4_checksum(const uint8_t *hdr, size_t len);
 
+/*
+ * Fill in the TCP or UDP checksum of an IPv4 or IPv6 packet (pseudo-header
+ * included), for frames whose checksum a sender left to the hardware (a
+ * packet socket reports them with TP_STATUS_CSUMNOTREADY). Needs the info
+ * of flow_key_from_frame; does nothing (returns false) for fragments,
+ * other protocols or segments not wholly captured.
+ */
+bool pkt_l4_checksum_fill(uint8_t *frame, size_t caplen, const struct pkt_info *info,
+			  uint8_t proto);
+
+/* One's complement sum check of a TCP/UDP segment with its pseudo-header:
+ * true when the checksum in the packet is right. */
+bool pkt_l4_checksum_ok(const uint8_t *frame, size_t caplen,
+			const struct pkt_info *info, uint8_t proto);
+
 #ifdef __cplusplus
 }
 #endif

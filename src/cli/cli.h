@@ -9,6 +9,9 @@
 int cmd_params(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_bridge(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_reconfigure(int argc, char **argv);
 
 /*
  * Parse "[choke|red|fifo] WORDS..." into p (the discipline word is

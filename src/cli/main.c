@@ -20,6 +20,12 @@ static void usage(FILE *f)
 		"        a heavy unresponsive flow and 20 light flows through FIFO, RED and CHOKe\n"
 		"  replay [--rate RATE] [--json] [--top N] [--write OUT.pcap] FILE [choke|red|fifo WORDS...]\n"
 		"        what a discipline at a bottleneck would have done to a capture\n"
+		"  bridge --in IF_A --out IF_B --rate RATE [--duplex] [--config FILE] [WORDS...]\n"
+		"        forward frames between two interfaces through a shaped CHOKe queue\n"
+		"  stats [--socket PATH] [--json] [--watch [SECONDS]]\n"
+		"        live counters of a running bridge\n"
+		"  reconfigure [--socket PATH] [choke|red|fifo] WORDS...\n"
+		"        change a running bridge's discipline in place\n"
 		"  bench [--json] [--quick]\n"
 		"        ns per packet of the core (FIFO floor, RED, CHOKe) against DPDK's rte_red\n"
 		"  bench pkt [--json] [--quick]\n"
@@ -41,6 +47,12 @@ int main(int argc, char **argv)
 		return cmd_params(argc - 1, argv + 1);
 	if (!strcmp(cmd, "demo"))
 		return cmd_demo(argc - 1, argv + 1);
+	if (!strcmp(cmd, "bridge"))
+		return cmd_bridge(argc - 1, argv + 1);
+	if (!strcmp(cmd, "stats"))
+		return cmd_stats(argc - 1, argv + 1);
+	if (!strcmp(cmd, "reconfigure"))
+		return cmd_reconfigure(argc - 1, argv + 1);
 	if (!strcmp(cmd, "replay"))
 		return cmd_replay(argc - 1, argv + 1);
 	if (!strcmp(cmd, "bench")) {
