@@ -39,6 +39,10 @@ CLI_SRC := src/cli/main.c src/cli/cmd_params.c src/cli/cmd_demo.c \
 	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c \
 	src/cli/cmd_bridge.c src/bridge/bridge.c src/bridge/afp.c
 BENCH_SRC := bench/bench.c bench/bench_pkt.c
+# the simulator (src/sim/) and `choke sim`
+SIM_SRC := src/sim/engine.c src/sim/tcp.c src/sim/scenario.c src/sim/report.c
+CLI_SRC += src/cli/cmd_sim.c $(SIM_SRC)
+SIM_TEST_SRC := tests/sim/test_sim.c
 TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
 	tests/test_model.c tests/test_params.c tests/test_red.c tests/test_pkt.c
 HDRS := $(wildcard include/choke/*.h src/*/*.h tests/*.h bench/*.h)
@@ -55,6 +59,7 @@ SONAME := libchoke.so.$(VERSION_MAJOR)
 CHOKE := $(BUILD)/choke
 TESTS := $(BUILD)/choke-tests
 MKPCAP := $(BUILD)/mkpcap
+SIM_TESTS := $(BUILD)/sim-tests
 
 .PHONY: all demo check check-one bench install uninstall clean fuzz
 all: $(STATIC) $(SHARED) $(CHOKE)
@@ -89,6 +94,13 @@ $(CHOKE): $(CLI_OBJ) $(BENCH_OBJ) $(STATIC)
 
 $(TESTS): $(TEST_OBJ) $(STATIC)
 	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
+
+BLAST := $(BUILD)/choke-blast
+$(BLAST): bench/blast.c src/bridge/afp.c $(STATIC) $(HDRS)
+	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ bench/blast.c src/bridge/afp.c $(STATIC) $(LDLIBS)
+
+$(SIM_TESTS): $(SIM_TEST_SRC) $(SIM_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(HDRS)
+	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ $(SIM_TEST_SRC) $(SIM_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(LDLIBS)
 
 $(MKPCAP): tests/mkpcap.c tests/pktbuild.h $(STATIC)
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/mkpcap.c $(STATIC) $(LDLIBS)
@@ -131,12 +143,14 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 	done
 
 # One configuration: build and run the test binary and the CLI tests.
-check-one: $(TESTS) $(CHOKE) $(MKPCAP) $(DRIVERS)
+check-one: $(TESTS) $(CHOKE) $(MKPCAP) $(DRIVERS) $(SIM_TESTS)
 	./$(TESTS)
+	./$(SIM_TESTS)
 	for t in $(FUZZ_TARGETS); do ./$(BUILD)/fuzz-driver-$$t fuzz/corpus/$$t/* \
 		$$(ls fuzz/regress/$$t/* 2>/dev/null) || exit 1; done
 	CHOKE=./$(CHOKE) sh tests/cli.sh
 	CHOKE=./$(CHOKE) MKPCAP=./$(MKPCAP) sh tests/replay.sh
+	CHOKE=./$(CHOKE) sh tests/sim.sh
 
 # Every configuration CI cares about.
 check:
@@ -150,9 +164,20 @@ check:
 		build/gcc/src/pkt/flow.o build/gcc/src/pkt/ecn.o \
 		build/clang/src/pkt/flow.o build/clang/src/pkt/ecn.o
 	BUILD=build/gcc sh tests/install.sh
-	@if [ "$$(id -u)" = 0 ]; then CHOKE=./build/gcc/choke sh tests/replay-real.sh; \
-	else echo "SKIP replay-real: needs root (network namespaces); CI runs it"; fi
+	@if [ "$$(id -u)" = 0 ]; then CHOKE=./build/gcc/choke sh tests/replay-real.sh && \
+		CHOKE=./build/gcc/choke sh tests/bridge.sh; \
+	else echo "SKIP replay-real, bridge: need root (network namespaces); CI runs them"; fi
 	@echo "make check: all passed"
+
+# The kernel module (kmod/, docs/kernel.md), against the running kernel's
+# headers or KDIR=...; and its User-Mode Linux harness (not part of check:
+# it builds a kernel; .ci/run runs it after check).
+.PHONY: kmod check-kernel
+kmod:
+	$(MAKE) -C kmod $(if $(KDIR),KDIR=$(KDIR))
+
+check-kernel:
+	sh tests/kernel/check-kernel.sh
 
 bench: $(CHOKE)
 	./$(CHOKE) bench

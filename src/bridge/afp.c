@@ -62,27 +62,47 @@ static int bind_if(int fd, int ifindex, int proto, const char *ifname, char *err
 	return 0;
 }
 
-int afp_rx_open(struct afp_rx *rx, const char *ifname, uint32_t block_size,
-		uint32_t nblocks, char *err, size_t errlen)
+int afp_rx_open(struct afp_rx *rx, const char *ifname, int version,
+		uint32_t ring_bytes, uint32_t frame_size, char *err, size_t errlen)
 {
-	struct tpacket_req3 req;
 	struct packet_mreq mr;
+	int r;
 
 	memset(rx, 0, sizeof(*rx));
-	rx->fd = open_sock(ifname, TPACKET_V3, &rx->ifindex, err, errlen);
+	rx->version = version;
+	rx->fd = open_sock(ifname, version, &rx->ifindex, err, errlen);
 	if (rx->fd < 0)
 		return -1;
-	memset(&req, 0, sizeof(req));
-	req.tp_block_size = block_size;
-	req.tp_block_nr = nblocks;
-	req.tp_frame_size = 2048; /* V3 packs frames; this only bounds the count */
-	req.tp_frame_nr = block_size / 2048 * nblocks;
-	req.tp_retire_blk_tov = 1; /* ms: a partly filled block waits at most this */
-	if (setsockopt(rx->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req))) {
+	if (version == TPACKET_V3) {
+		struct tpacket_req3 req;
+
+		memset(&req, 0, sizeof(req));
+		req.tp_block_size = 1u << 18;
+		req.tp_block_nr = ring_bytes / req.tp_block_size;
+		req.tp_frame_size = frame_size; /* V3 packs frames; this bounds the count */
+		req.tp_frame_nr = req.tp_block_size / frame_size * req.tp_block_nr;
+		req.tp_retire_blk_tov = 1; /* ms: a partly filled block waits this */
+		r = setsockopt(rx->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req));
+		rx->block_size = req.tp_block_size;
+		rx->nblocks = req.tp_block_nr;
+		rx->map_len = (size_t)req.tp_block_size * req.tp_block_nr;
+	} else {
+		struct tpacket_req req;
+
+		memset(&req, 0, sizeof(req));
+		req.tp_block_size = frame_size * 64;
+		req.tp_frame_size = frame_size;
+		req.tp_block_nr = ring_bytes / req.tp_block_size;
+		req.tp_frame_nr = req.tp_block_nr * 64;
+		r = setsockopt(rx->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req));
+		rx->frame_size = frame_size;
+		rx->nframes = req.tp_frame_nr;
+		rx->map_len = (size_t)req.tp_block_size * req.tp_block_nr;
+	}
+	if (r) {
 		sock_err(err, errlen, "PACKET_RX_RING", ifname);
 		goto fail;
 	}
-	rx->map_len = (size_t)block_size * nblocks;
 	rx->map = mmap(NULL, rx->map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_LOCKED,
 		       rx->fd, 0);
 	if (rx->map == MAP_FAILED)
@@ -93,8 +113,6 @@ int afp_rx_open(struct afp_rx *rx, const char *ifname, uint32_t block_size,
 		sock_err(err, errlen, "mmap of the receive ring", ifname);
 		goto fail;
 	}
-	rx->block_size = block_size;
-	rx->nblocks = nblocks;
 	memset(&mr, 0, sizeof(mr));
 	mr.mr_ifindex = rx->ifindex;
 	mr.mr_type = PACKET_MR_PROMISC;
@@ -173,36 +191,74 @@ void afp_tx_close(struct afp_tx *tx)
 	tx->fd = -1;
 }
 
-struct tpacket_block_desc *afp_rx_block(struct afp_rx *rx)
+uint32_t afp_rx_batch_max(const struct afp_rx *rx)
 {
-	struct tpacket_block_desc *b =
-		(struct tpacket_block_desc *)(rx->map + (size_t)rx->next_block * rx->block_size);
-
-	if (!(__atomic_load_n(&b->hdr.bh1.block_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER))
-		return NULL;
-	rx->next_block = (rx->next_block + 1) % rx->nblocks;
-	return b;
+	/* a V3 frame takes at least its header and a minimal Ethernet frame */
+	return rx->version == TPACKET_V3 ? rx->block_size / 96 : 256;
 }
 
-void afp_rx_release(struct afp_rx *rx, struct tpacket_block_desc *b)
+uint32_t afp_rx_batch(struct afp_rx *rx, struct afp_frame *out, uint32_t max)
 {
-	(void)rx;
-	__atomic_store_n(&b->hdr.bh1.block_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+	uint32_t n = 0;
+
+	if (rx->version == TPACKET_V3) {
+		struct tpacket_block_desc *b = (struct tpacket_block_desc *)(
+			rx->map + (size_t)rx->next_block * rx->block_size);
+		struct tpacket3_hdr *h;
+		uint32_t i, nf;
+
+		if (!(__atomic_load_n(&b->hdr.bh1.block_status, __ATOMIC_ACQUIRE) &
+		      TP_STATUS_USER))
+			return 0;
+		rx->cur_block = b;
+		rx->next_block = (rx->next_block + 1) % rx->nblocks;
+		nf = b->hdr.bh1.num_pkts;
+		h = (struct tpacket3_hdr *)((uint8_t *)b + b->hdr.bh1.offset_to_first_pkt);
+		for (i = 0; i < nf && n < max; i++) {
+			out[n].data = (uint8_t *)h + h->tp_mac;
+			out[n].len = h->tp_snaplen;
+			out[n].status = h->tp_status;
+			n++;
+			h = (struct tpacket3_hdr *)((uint8_t *)h + h->tp_next_offset);
+		}
+		return n;
+	}
+	while (n < max) {
+		uint32_t i = (rx->next_frame + n) % rx->nframes;
+		struct tpacket2_hdr *h = (struct tpacket2_hdr *)(rx->map +
+								 (size_t)i * rx->frame_size);
+		uint32_t st = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
+
+		if (!(st & TP_STATUS_USER))
+			break;
+		out[n].data = (uint8_t *)h + h->tp_mac;
+		out[n].len = h->tp_snaplen;
+		out[n].status = st;
+		n++;
+	}
+	rx->batch_frames = n;
+	return n;
 }
 
-uint32_t afp_block_nframes(const struct tpacket_block_desc *b)
+void afp_rx_done(struct afp_rx *rx)
 {
-	return b->hdr.bh1.num_pkts;
-}
+	uint32_t k;
 
-struct tpacket3_hdr *afp_block_first(struct tpacket_block_desc *b)
-{
-	return (struct tpacket3_hdr *)((uint8_t *)b + b->hdr.bh1.offset_to_first_pkt);
-}
+	if (rx->version == TPACKET_V3) {
+		if (rx->cur_block)
+			__atomic_store_n(&rx->cur_block->hdr.bh1.block_status, TP_STATUS_KERNEL,
+					 __ATOMIC_RELEASE);
+		rx->cur_block = NULL;
+		return;
+	}
+	for (k = 0; k < rx->batch_frames; k++) {
+		struct tpacket2_hdr *h = (struct tpacket2_hdr *)(
+			rx->map + (size_t)rx->next_frame * rx->frame_size);
 
-struct tpacket3_hdr *afp_frame_next(struct tpacket3_hdr *h)
-{
-	return (struct tpacket3_hdr *)((uint8_t *)h + h->tp_next_offset);
+		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+		rx->next_frame = (rx->next_frame + 1) % rx->nframes;
+	}
+	rx->batch_frames = 0;
 }
 
 static struct tpacket2_hdr *tx_slot(struct afp_tx *tx, uint32_t i)
@@ -222,7 +278,7 @@ uint32_t afp_tx_free_slots(struct afp_tx *tx)
 			break;
 		n++;
 		i = (i + 1) % tx->nframes;
-		if (n >= 64)
+		if (n >= 256)
 			break; /* enough for a batch; no need to scan the ring */
 	}
 	return n;
@@ -243,6 +299,12 @@ int afp_tx_put(struct afp_tx *tx, const uint8_t *frame, uint32_t len)
 	tx->next = (tx->next + 1) % tx->nframes;
 	tx->pending++;
 	return 0;
+}
+
+int afp_tx_kick(struct afp_tx *tx)
+{
+	tx->pending = 1;
+	return afp_tx_flush(tx);
 }
 
 int afp_tx_flush(struct afp_tx *tx)

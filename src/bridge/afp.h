@@ -14,9 +14,20 @@
 struct afp_rx {
 	int fd;
 	int ifindex;
+	int version;   /* TPACKET_V3 (blocks) or TPACKET_V2 (frames) */
 	uint8_t *map;
 	size_t map_len;
-	uint32_t block_size, nblocks, next_block;
+	uint32_t block_size, nblocks, next_block; /* V3 */
+	uint32_t frame_size, nframes, next_frame;  /* V2 */
+	struct tpacket_block_desc *cur_block;     /* V3: the batch's block */
+	uint32_t batch_frames;                    /* V2: frames in the batch */
+};
+
+/* One received frame of a batch. */
+struct afp_frame {
+	uint8_t *data;
+	uint32_t len;
+	uint32_t status; /* TP_STATUS_* (e.g. TP_STATUS_CSUMNOTREADY) */
 };
 
 struct afp_tx {
@@ -30,28 +41,24 @@ struct afp_tx {
 };
 
 /* Open both rings on an interface (promiscuous, outgoing frames ignored,
- * transmissions bypass the interface's qdisc). On failure returns -1 with
- * a message in err. */
-int afp_rx_open(struct afp_rx *rx, const char *ifname, uint32_t block_size,
-		uint32_t nblocks, char *err, size_t errlen);
+ * transmissions bypass the interface's qdisc). version TPACKET_V3: blocks
+ * of block_size bytes, handed over when full or after 1 ms (a jiffy or more
+ * in practice); TPACKET_V2: frame slots of frame_size, each handed over as
+ * it arrives. On failure returns -1 with a message in err. */
+int afp_rx_open(struct afp_rx *rx, const char *ifname, int version,
+		uint32_t ring_bytes, uint32_t frame_size, char *err, size_t errlen);
 int afp_tx_open(struct afp_tx *tx, const char *ifname, uint32_t frame_size,
 		uint32_t nframes, char *err, size_t errlen);
 void afp_rx_close(struct afp_rx *rx);
 void afp_tx_close(struct afp_tx *tx);
 
-/* The next block the kernel has filled, or NULL. Walk its frames with
- * afp_block_frames / afp_frame_next, then afp_rx_release it. */
-struct tpacket_block_desc *afp_rx_block(struct afp_rx *rx);
-void afp_rx_release(struct afp_rx *rx, struct tpacket_block_desc *b);
-
-/* Frames in a block: first frame header, its data and length. */
-uint32_t afp_block_nframes(const struct tpacket_block_desc *b);
-struct tpacket3_hdr *afp_block_first(struct tpacket_block_desc *b);
-struct tpacket3_hdr *afp_frame_next(struct tpacket3_hdr *h);
-static inline uint8_t *afp_frame_data(struct tpacket3_hdr *h)
-{
-	return (uint8_t *)h + h->tp_mac;
-}
+/* The next batch of received frames (V3: one filled block; V2: up to max
+ * ready frames), 0 if none. The frames stay valid, and writable, until
+ * afp_rx_done hands them back to the kernel. */
+uint32_t afp_rx_batch(struct afp_rx *rx, struct afp_frame *out, uint32_t max);
+void afp_rx_done(struct afp_rx *rx);
+/* Frames one batch may hold at most. */
+uint32_t afp_rx_batch_max(const struct afp_rx *rx);
 
 /* Copy a frame into the next free transmit slot; 0, or -1 if the ring is
  * full (nothing written). */
@@ -60,6 +67,9 @@ int afp_tx_put(struct afp_tx *tx, const uint8_t *frame, uint32_t len);
 uint32_t afp_tx_free_slots(struct afp_tx *tx);
 /* Hand the filled slots to the kernel: one send(). Returns 0, or -errno. */
 int afp_tx_flush(struct afp_tx *tx);
+/* send() even if nothing new was filled: slots left over from a failed
+ * send (the interface was down) go out now. */
+int afp_tx_kick(struct afp_tx *tx);
 
 /* The kernel's count of frames the receive ring had no room for, since the
  * last call (PACKET_STATISTICS). */

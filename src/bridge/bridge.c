@@ -21,8 +21,7 @@
 #include "afp.h"
 #include "choke/pkt.h"
 
-#define RX_BLOCK_SIZE (1u << 18) /* 256 KiB */
-#define RX_BLOCKS 64
+#define RX_RING_BYTES (16u << 20)
 #define TX_FRAMES 1024
 #define POOL_SLACK 512 /* frames of a block beyond the queue's limit */
 
@@ -62,8 +61,9 @@ struct dir {
 	struct bpkt *free_list;
 	struct bpkt **chunks;
 	uint32_t nchunks, npkts;
-	struct bpkt **inring; /* admitted this block, still in the ring */
+	struct bpkt **inring; /* admitted this batch, still in the ring */
 	uint32_t ninring, inring_cap;
+	struct afp_frame *batch;
 	uint64_t flow_seed;
 	/* token bucket, in nanoseconds of transmission time */
 	uint64_t rate_bps, burst_ns, last_ns;
@@ -234,15 +234,17 @@ static int dir_open(struct bridge *b, struct dir *d, const char *in, const char 
 	d->max_frame = (uint32_t)(mtu_in > mtu_out ? mtu_in : mtu_out) + 14 + 8 + 4;
 	for (slot = 256; slot < d->max_frame + 64; slot <<= 1)
 		;
-	if (afp_rx_open(&d->rx, in, RX_BLOCK_SIZE, RX_BLOCKS, err, errlen))
+	if (afp_rx_open(&d->rx, in, o->rx_v2 ? TPACKET_V2 : TPACKET_V3, RX_RING_BYTES,
+			slot, err, errlen))
 		return -1;
 	if (afp_tx_open(&d->tx, out, slot, TX_FRAMES, err, errlen))
 		return -1;
 	d->out_up = if_is_up(out);
 	d->flow_seed = o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)(d - b->d) + 1;
-	d->inring_cap = RX_BLOCK_SIZE / 64;
+	d->inring_cap = afp_rx_batch_max(&d->rx);
 	d->inring = calloc(d->inring_cap, sizeof(*d->inring));
-	if (!d->inring) {
+	d->batch = calloc(d->inring_cap, sizeof(*d->batch));
+	if (!d->inring || !d->batch) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -291,31 +293,40 @@ static void dir_close(struct dir *d)
 	}
 	free(d->chunks);
 	free(d->inring);
+	free(d->batch);
 }
 
-/* Send from the queue while the bucket and the transmit ring allow. */
+/* Send from the queue while the bucket and the transmit ring allow; the
+ * ring is flushed (one send()) after each run of up to 256 frames. */
 static void dir_transmit(struct dir *d, uint64_t now)
 {
 	uint32_t room;
+	int rounds = 0;
 
 	if (!d->shaped || !d->out_up || !choke_qlen(&d->q))
 		return;
 	if (d->rate_bps)
 		bucket_refill(d, now);
-	room = afp_tx_free_slots(&d->tx);
-	while (room && choke_qlen(&d->q)) {
-		struct bpkt *p = (struct bpkt *)choke_peek(&d->q);
-		uint64_t c = d->rate_bps ? tx_time_ns(d, p->len) : 0;
-		uint32_t len;
+	while (choke_qlen(&d->q) && rounds++ < 64 && (room = afp_tx_free_slots(&d->tx)) > 0) {
+		int stop = 0;
 
-		if (d->rate_bps && d->budget_ns < (int64_t)c)
-			break;
-		p = (struct bpkt *)choke_dequeue(&d->q, now, &len);
-		if (afp_tx_put(&d->tx, p->data, p->len)) {
-			d->st.drop_ring_full++; /* cannot happen: room was counted */
-		} else {
-			uint64_t delay = now > p->t_in ? now - p->t_in : 0;
+		while (room && choke_qlen(&d->q)) {
+			struct bpkt *p = (struct bpkt *)choke_peek(&d->q);
+			uint64_t c = d->rate_bps ? tx_time_ns(d, p->len) : 0;
+			uint64_t delay;
+			uint32_t len;
 
+			if (d->rate_bps && d->budget_ns < (int64_t)c) {
+				stop = 1;
+				break;
+			}
+			p = (struct bpkt *)choke_dequeue(&d->q, now, &len);
+			if (afp_tx_put(&d->tx, p->data, p->len)) {
+				d->st.drop_ring_full++; /* cannot happen: room was counted */
+				pkt_put(d, p);
+				continue;
+			}
+			delay = now > p->t_in ? now - p->t_in : 0;
 			d->budget_ns -= (int64_t)c;
 			d->st.tx_frames++;
 			d->st.tx_bytes += p->len;
@@ -326,10 +337,12 @@ static void dir_transmit(struct dir *d, uint64_t now)
 			if (delay > d->st.delay_max_ns)
 				d->st.delay_max_ns = delay;
 			room--;
+			pkt_put(d, p);
 		}
-		pkt_put(d, p);
+		afp_tx_flush(&d->tx);
+		if (stop)
+			break;
 	}
-	afp_tx_flush(&d->tx);
 }
 
 /* Time until the head packet may leave, 0 if now, -1 if nothing waits. */
@@ -341,10 +354,16 @@ static int64_t dir_wait_ns(struct dir *d, uint64_t now)
 	if (!d->shaped || !choke_qlen(&d->q) || !d->out_up)
 		return -1;
 	if (!d->rate_bps)
-		return 0;
+		return afp_tx_free_slots(&d->tx) ? 0 : (afp_tx_kick(&d->tx), 200000);
 	bucket_refill(d, now);
 	p = (struct bpkt *)choke_peek(&d->q);
 	need = (int64_t)tx_time_ns(d, p->len) - d->budget_ns;
+	if (need <= 0 && !afp_tx_free_slots(&d->tx)) {
+		/* the transmit ring is full: frames a failed send() left behind
+		 * (a flap) go now, and we look again shortly instead of spinning */
+		afp_tx_kick(&d->tx);
+		return 200000;
+	}
 	return need > 0 ? need : 0;
 }
 
@@ -414,22 +433,21 @@ static void dir_frame(struct dir *d, uint8_t *frame, uint32_t len, uint32_t stat
 	}
 }
 
-/* Drain the receive ring: each block's frames are offered, the queue is
- * served, and the frames still queued are copied out before the block goes
+/* Drain the receive ring: each batch's frames are offered, the queue is
+ * served, and the frames still queued are copied out before the batch goes
  * back to the kernel (dropped and promptly sent frames are never copied). */
 static void dir_receive(struct dir *d, uint64_t now)
 {
-	struct tpacket_block_desc *blk;
-	int blocks = 0;
+	uint32_t n, i, batches = 0;
 
-	while (blocks < RX_BLOCKS && (blk = afp_rx_block(&d->rx)) != NULL) {
-		struct tpacket3_hdr *h = afp_block_first(blk);
-		uint32_t n = afp_block_nframes(blk), i;
-
+	while (batches < 64 && (n = afp_rx_batch(&d->rx, d->batch, d->inring_cap)) > 0) {
 		d->ninring = 0;
 		for (i = 0; i < n; i++) {
-			dir_frame(d, afp_frame_data(h), h->tp_snaplen, h->tp_status, now);
-			h = afp_frame_next(h);
+			dir_frame(d, d->batch[i].data, d->batch[i].len, d->batch[i].status, now);
+			/* serve the queue as we go: a V3 block can hold more
+			 * frames than the queue's limit */
+			if ((i & 255) == 255 && d->shaped)
+				dir_transmit(d, now);
 		}
 		if (d->shaped) {
 			dir_transmit(d, now);
@@ -446,8 +464,8 @@ static void dir_receive(struct dir *d, uint64_t now)
 		} else {
 			afp_tx_flush(&d->tx);
 		}
-		afp_rx_release(&d->rx, blk);
-		blocks++;
+		afp_rx_done(&d->rx);
+		batches++;
 	}
 }
 
@@ -633,12 +651,31 @@ static int apply_words(struct bridge *br, int argc, char **argv, char *msg, size
 	char err[CHOKE_ERRBUF_SIZE];
 	int kind = CHOKE_KIND_CHOKE, i;
 
+	char *words[72], bw[32];
+	int has_bw = 0;
+
 	if (argc > 0 && (!strcmp(argv[0], "choke") || !strcmp(argv[0], "red") ||
 			 !strcmp(argv[0], "fifo"))) {
 		kind = !strcmp(argv[0], "red") ? CHOKE_KIND_RED :
 		       !strcmp(argv[0], "fifo") ? CHOKE_KIND_FIFO : CHOKE_KIND_CHOKE;
 		argc--, argv++;
 	}
+	if (argc > 64) {
+		snprintf(msg, len, "error: too many words");
+		return -1;
+	}
+	/* as at start: choke and red words without a bandwidth get the rate's */
+	for (i = 0; i < argc; i++) {
+		words[i] = argv[i];
+		has_bw |= !strcmp(argv[i], "bandwidth");
+	}
+	if (kind != CHOKE_KIND_FIFO && !has_bw) {
+		snprintf(bw, sizeof(bw), "%llubit",
+			 (unsigned long long)(br->o->rate_bps ? br->o->rate_bps : 10000000000ull));
+		words[argc++] = "bandwidth";
+		words[argc++] = bw;
+	}
+	argv = words;
 	if (choke_params_parse(argc, argv, kind, NULL, &p, err)) {
 		snprintf(msg, len, "error: invalid parameters: %s", err);
 		return -1;
@@ -951,8 +988,6 @@ int bridge_run(const struct bridge_opts *o)
 			if (w >= 0 && (wait < 0 || w < wait))
 				wait = w;
 		}
-		if (wait == 0)
-			continue; /* ready to send more */
 		pf[0] = (struct pollfd){ br.d[0].rx.fd, POLLIN, 0 };
 		pf[1] = (struct pollfd){ br.d[1].rx.fd, POLLIN, 0 };
 		pf[2] = (struct pollfd){ br.ctl_fd, POLLIN, 0 };
@@ -960,7 +995,13 @@ int bridge_run(const struct bridge_opts *o)
 		timeout_ms = wait < 0 ? 1000 : (int)((wait + 999999) / 1000000);
 		if (timeout_ms > 1000)
 			timeout_ms = 1000;
-		if (wait >= 0 && wait < 1000000) {
+		if (wait == 0) {
+			/* ready to send more: only look at the control socket and
+			 * the signals, without waiting */
+			if (poll(pf + 2, 2, 0) < 0 && errno != EINTR)
+				break;
+			pf[0].revents = pf[1].revents = 0;
+		} else if (wait > 0 && wait < 1000000) {
 			/* sub-millisecond: ppoll with a nanosecond timeout */
 			struct timespec ts = { 0, (long)wait };
 

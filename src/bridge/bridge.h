@@ -20,6 +20,7 @@ struct bridge_opts {
 	int duplex;
 	int allow_mtu_mismatch;
 	int keep_caps;          /* do not drop capabilities (tests only) */
+	int rx_v2;              /* TPACKET_V2 receive ring (lower latency) */
 	const char *socket_path; /* control socket; NULL: default */
 	const char *config_file; /* discipline words re-read on SIGHUP */
 	struct choke_params q;   /* the discipline */
