@@ -59,10 +59,11 @@ SONAME := libchoke.so.$(VERSION_MAJOR)
 CHOKE := $(BUILD)/choke
 TESTS := $(BUILD)/choke-tests
 MKPCAP := $(BUILD)/mkpcap
+BLAST := $(BUILD)/choke-blast
 SIM_TESTS := $(BUILD)/sim-tests
 
-.PHONY: all demo check check-one bench install uninstall clean fuzz
-all: $(STATIC) $(SHARED) $(CHOKE)
+.PHONY: all demo check check-one bench bench-fwd install uninstall clean fuzz
+all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST)
 
 $(BUILD)/src/core/%.o: src/core/%.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -95,7 +96,6 @@ $(CHOKE): $(CLI_OBJ) $(BENCH_OBJ) $(STATIC)
 $(TESTS): $(TEST_OBJ) $(STATIC)
 	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
 
-BLAST := $(BUILD)/choke-blast
 $(BLAST): bench/blast.c src/bridge/afp.c $(STATIC) $(HDRS)
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ bench/blast.c src/bridge/afp.c $(STATIC) $(LDLIBS)
 
@@ -181,6 +181,10 @@ check-kernel:
 
 bench: $(CHOKE)
 	./$(CHOKE) bench
+
+# choke bridge against the kernel's bridge on the same veths (root)
+bench-fwd: $(CHOKE) $(BLAST)
+	CHOKE=./$(CHOKE) BLAST=./$(BLAST) sh bench/fwd.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/choke \
