@@ -153,7 +153,8 @@ static void update_average(struct refq *m, uint64_t now)
 	const struct choke_config *c = &m->cfg;
 
 	if (!m->idle) {
-		m->qavg = m->qavg - (m->qavg >> c->Wlog) + m->qlen;
+		m->qavg = m->qavg - (m->qavg >> c->Wlog) +
+			  (c->limit_bytes ? m->backlog : m->qlen);
 		return;
 	}
 	{
@@ -186,13 +187,15 @@ static void qcount_inc(struct refq *m)
 	m->qcount = m->qcount == INT32_MAX ? INT32_MIN : m->qcount + 1;
 }
 
-static int mark_now(const struct refq *m)
+static int mark_now(const struct refq *m, uint32_t len)
 {
 	const struct choke_config *c = &m->cfg;
 	uint64_t excess = (m->qavg - scaled(c->qth_min, c->Wlog)) >> c->Wlog;
 	uint64_t prod = (uint64_t)((unsigned __int128)excess *
 				   (uint64_t)m->qcount);
 
+	if (c->limit_bytes) /* byte mode: len / avpkt times as likely */
+		return (unsigned __int128)prod * len >= (unsigned __int128)m->qR * c->avpkt;
 	return prod >= m->qR;
 }
 
@@ -220,6 +223,7 @@ static void kill_slot(struct refq *m, uint32_t i, struct choke_verdict *v)
 	m->qlen--;
 	m->backlog -= s->len;
 	m->st.drops++;
+	m->st.match_victims++;
 	if (i == 0) {
 		pop_head(m);
 	} else {
@@ -227,9 +231,87 @@ static void kill_slot(struct refq *m, uint32_t i, struct choke_verdict *v)
 	}
 }
 
+/* one mainline draw: three tries at a packet, else the head */
+static uint32_t draw_slot(struct refq *m)
+{
+	uint32_t n = ref_span(m), pick = 0, tries;
+
+	for (tries = 0; tries < 3; tries++) {
+		pick = (uint32_t)(((uint64_t)m->rnd(m->rnd_ctx) * n) >> 32);
+		if (ref_slot_at(m, pick)->pkt)
+			return pick;
+	}
+	return 0;
+}
+
+/* the variants: how many draws, then all of them, then the drops */
+static int variant_match(struct refq *m, void *pkt, uint32_t flow,
+			 struct choke_verdict *v)
+{
+	const struct choke_config *c = &m->cfg;
+	uint64_t lo = scaled(c->qth_min, c->Wlog), hi = scaled(c->qth_max, c->Wlog);
+	uint32_t n = c->draws, picks[CHOKE_MAX_DRAWS], np = 0, d, k;
+	int head = 0;
+
+	if (c->variant == CHOKE_VAR_ADAPTIVE) {
+		if (m->qavg > hi) {
+			n = 16;
+		} else {
+			uint64_t region = hi > lo ? (m->qavg - lo) * 8 / (hi - lo) : 0;
+
+			n = 2 * (uint32_t)((region > 7 ? 7 : region) + 1);
+		}
+	}
+	for (d = 0; d < n; d++) {
+		uint32_t i = draw_slot(m);
+		const struct ref_slot *s = ref_slot_at(m, i);
+		int seen = 0;
+
+		m->st.draws++;
+		if (!(s->flow == flow && m->same(s->pkt, pkt))) {
+			if (c->variant == CHOKE_VAR_GEOMETRIC)
+				break;
+			continue;
+		}
+		for (k = 0; k < np; k++)
+			seen |= picks[k] == i;
+		if (!seen)
+			picks[np++] = i;
+	}
+	if (!np)
+		return 0;
+	m->st.matched++;
+	for (k = 0; k < np; k++) {
+		struct ref_slot *s = slot_mut(m, picks[k]);
+
+		v->victim[k] = s->pkt;
+		v->victim_len[k] = s->len;
+		m->qlen--;
+		m->backlog -= s->len;
+		m->st.drops++;
+		m->st.match_victims++;
+		s->pkt = NULL;
+		head |= picks[k] == 0;
+	}
+	v->nvictims = np;
+	if (head) { /* the head is a hole now: move past it and what follows */
+		if (m->wrapped) {
+			do {
+				m->rhead = (m->rhead + 1) & m->rmask;
+			} while (m->rhead != m->rtail && m->ring[m->rhead].pkt == NULL);
+		} else {
+			while (m->n > 0 && m->slot[0].pkt == NULL) {
+				memmove(&m->slot[0], &m->slot[1], (m->n - 1) * sizeof(m->slot[0]));
+				m->n--;
+			}
+		}
+	}
+	return 1;
+}
+
 /* -1: admit, 1: admit marked, else a drop outcome */
-static int choke_rules(struct refq *m, void *pkt, uint32_t flow, int ect,
-		       struct choke_verdict *v)
+static int choke_rules(struct refq *m, void *pkt, uint32_t flow, uint32_t len,
+		       int ect, struct choke_verdict *v)
 {
 	const struct choke_config *c = &m->cfg;
 	uint32_t lo = scaled(c->qth_min, c->Wlog), hi = scaled(c->qth_max, c->Wlog);
@@ -239,18 +321,14 @@ static int choke_rules(struct refq *m, void *pkt, uint32_t flow, int ect,
 		m->qcount = -1;
 		return -1;
 	}
-	if (ref_span(m) > 0) {
-		uint32_t n = ref_span(m), pick = 0, tries;
-		const struct ref_slot *s = NULL;
+	if (ref_span(m) > 0 && c->variant) {
+		if (variant_match(m, pkt, flow, v))
+			return drop_arrival(m, CHOKE_DROP_MATCH);
+	} else if (ref_span(m) > 0) {
+		uint32_t pick = draw_slot(m);
+		const struct ref_slot *s = ref_slot_at(m, pick);
 
-		for (tries = 0; tries < 3; tries++) {
-			pick = (uint32_t)(((uint64_t)m->rnd(m->rnd_ctx) * n) >> 32);
-			if (ref_slot_at(m, pick)->pkt)
-				break;
-		}
-		if (tries == 3)
-			pick = 0;
-		s = ref_slot_at(m, pick);
+		m->st.draws++;
 		if (s->flow == flow && m->same(s->pkt, pkt)) {
 			m->st.matched++;
 			kill_slot(m, pick, v);
@@ -272,7 +350,7 @@ static int choke_rules(struct refq *m, void *pkt, uint32_t flow, int ect,
 		new_qR(m);
 		return -1;
 	}
-	if (!mark_now(m))
+	if (!mark_now(m, len))
 		return -1;
 	m->qcount = 0;
 	new_qR(m);
@@ -285,7 +363,7 @@ static int choke_rules(struct refq *m, void *pkt, uint32_t flow, int ect,
 	return drop_arrival(m, CHOKE_DROP_EARLY);
 }
 
-static int red_rules(struct refq *m, int ect)
+static int red_rules(struct refq *m, uint32_t len, int ect)
 {
 	const struct choke_config *c = &m->cfg;
 	uint32_t lo = scaled(c->qth_min, c->Wlog), hi = scaled(c->qth_max, c->Wlog);
@@ -306,7 +384,7 @@ static int red_rules(struct refq *m, int ect)
 			new_qR(m);
 			return -1;
 		}
-		if (!mark_now(m))
+		if (!mark_now(m, len))
 			return -1;
 		m->qcount = 0;
 		new_qR(m);
@@ -342,12 +420,13 @@ int ref_enqueue(struct refq *m, void *pkt, uint32_t len, uint32_t flow,
 	m->st.offered_bytes += len;
 	if (m->cfg.kind != CHOKE_KIND_FIFO) {
 		update_average(m, now);
-		r = m->cfg.kind == CHOKE_KIND_CHOKE ? choke_rules(m, pkt, flow, ect, v)
-						    : red_rules(m, ect);
+		r = m->cfg.kind == CHOKE_KIND_CHOKE ? choke_rules(m, pkt, flow, len, ect, v)
+						    : red_rules(m, len, ect);
 		if (r > 1)
 			return r;
 	}
-	if (m->qlen >= m->cfg.limit) {
+	if (m->qlen >= m->cfg.limit ||
+	    (m->cfg.limit_bytes && m->backlog + len > m->cfg.limit_bytes)) {
 		m->st.pdrop++;
 		return drop_arrival(m, CHOKE_DROP_LIMIT);
 	}

@@ -726,7 +726,166 @@ static void test_init_rejects(void)
 	}
 }
 
+/* draws N: every distinct matching packet goes with the arrival */
+static void test_variant_draws(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(16, 2, 14, 0);
+
+	pool_init();
+	c.variant = CHOKE_VAR_DRAWS;
+	c.draws = 4;
+	REQUIRE(thost_init(&h, &c) == 0);
+	P[1].key = P[5].key = P[7].key = 900;
+	P[40].key = 900;
+	fill(&h, 8, 0);
+	/* span 8: offsets 1, 5, 1 (again), 3 */
+	trand_push(&h.rnd, 0x20000000u);
+	trand_push(&h.rnd, 0xA0000000u);
+	trand_push(&h.rnd, 0x20000000u);
+	trand_push(&h.rnd, 0x60000000u);
+	h.rnd.draws = 0;
+	CHECK_EQ(thost_enq(&h, &P[40], 100, 0, 0), CHOKE_DROP_MATCH);
+	CHECK_EQ(h.rnd.draws, 4);
+	CHECK_EQ(h.v.nvictims, 2);
+	CHECK(h.v.victim[0] == &P[1] && h.v.victim[1] == &P[5]);
+	CHECK_EQ(choke_qlen(&h.q), 6);
+	CHECK_EQ(h.q.stats.matched, 1);
+	CHECK_EQ(h.q.stats.match_victims, 2);
+	CHECK_EQ(h.q.stats.drops, 3);
+	CHECK_EQ(h.q.stats.draws, 4);
+	INV(&h);
+	/* no match in 4 draws: RED's rules follow */
+	P[41].key = 901;
+	CHECK(thost_enq(&h, &P[41], 100, 0, 0) != CHOKE_DROP_MATCH);
+	CHECK_EQ(h.q.stats.draws, 8);
+	/* a victim at the head moves the head */
+	P[42].key = P[0].key;
+	trand_push(&h.rnd, 0);
+	trand_push(&h.rnd, 0);
+	trand_push(&h.rnd, 0);
+	trand_push(&h.rnd, 0);
+	CHECK_EQ(thost_enq(&h, &P[42], 100, 0, 0), CHOKE_DROP_MATCH);
+	CHECK_EQ(h.v.nvictims, 1);
+	CHECK(choke_peek(&h.q) == &P[2]);
+	INV(&h);
+	thost_free(&h);
+}
+
+/* geometric: draw again after a match, stop at the first miss */
+static void test_variant_geometric(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(16, 2, 14, 0);
+
+	pool_init();
+	c.variant = CHOKE_VAR_GEOMETRIC;
+	c.draws = 5;
+	c.max_P = 1;
+	REQUIRE(thost_init(&h, &c) == 0);
+	P[2].key = P[4].key = P[6].key = 700;
+	P[40].key = 700;
+	fill(&h, 8, 0);
+	/* offsets 2 (match), 4 (match), 3 (miss): stop; 6 is never drawn */
+	trand_push(&h.rnd, 0x40000000u);
+	trand_push(&h.rnd, 0x80000000u);
+	trand_push(&h.rnd, 0x60000000u);
+	h.rnd.draws = 0;
+	CHECK_EQ(thost_enq(&h, &P[40], 100, 0, 0), CHOKE_DROP_MATCH);
+	CHECK_EQ(h.rnd.draws, 3);
+	CHECK_EQ(h.v.nvictims, 2);
+	CHECK_EQ(h.q.stats.draws, 3);
+	/* the cap bounds the draws: five matches in a row, then it stops */
+	P[41].key = P[0].key;
+	trand_push(&h.rnd, 0);
+	trand_push(&h.rnd, 0);
+	trand_push(&h.rnd, 0);
+	trand_push(&h.rnd, 0);
+	trand_push(&h.rnd, 0);
+	trand_push(&h.rnd, 0x12345678u);
+	h.rnd.draws = 0;
+	CHECK_EQ(thost_enq(&h, &P[41], 100, 0, 0), CHOKE_DROP_MATCH);
+	CHECK_EQ(h.rnd.draws, 5);
+	CHECK_EQ(h.v.nvictims, 1); /* the same head five times */
+	INV(&h);
+	thost_free(&h);
+}
+
+/* adaptive: 2, 4, ... 16 draws as the average climbs from min to max */
+static void test_variant_adaptive(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(200, 20, 100, 0);
+	static const struct {
+		uint32_t avg, draws;
+	} cases[] = { { 21, 2 }, { 29, 2 }, { 30, 4 }, { 59, 8 }, { 60, 10 },
+		      { 99, 16 }, { 100, 16 }, { 150, 16 } };
+	size_t i;
+	struct tpkt pk[256];
+
+	c.variant = CHOKE_VAR_ADAPTIVE;
+	c.max_P = 1;
+	for (i = 0; i < 256; i++) {
+		pk[i].id = (uint32_t)i;
+		pk[i].key = 5000 + (uint32_t)i;
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t k;
+
+		REQUIRE(thost_init(&h, &c) == 0);
+		h.q.kind = CHOKE_KIND_FIFO;
+		for (k = 0; k < cases[i].avg; k++)
+			thost_enq(&h, &pk[k], 100, 0, 0);
+		h.q.kind = CHOKE_KIND_CHOKE;
+		h.q.stats.draws = 0;
+		thost_enq(&h, &pk[255], 100, 0, 0); /* Wlog 0: avg = qlen */
+		CHECK_EQ(h.q.stats.draws, cases[i].draws);
+		thost_free(&h);
+	}
+}
+
+/* byte mode: the limit and the average in bytes */
+static void test_byte_mode(void)
+{
+	struct thost h;
+	struct choke_config c = tcfg(100, 1000, 5000, 0);
+
+	pool_init();
+	c.limit_bytes = 3000;
+	c.avpkt = 1000;
+	REQUIRE(thost_init(&h, &c) == 0);
+	CHECK_EQ(thost_enq(&h, &P[0], 1500, 0, 0), CHOKE_QUEUED);
+	CHECK_EQ(thost_enq(&h, &P[1], 1000, 0, 0), CHOKE_QUEUED);
+	/* average 2500 bytes > min 1000: a draw (other flow), then the byte
+	 * limit: 2500 + 600 > 3000 */
+	h.q.qR = 0xffffffffu;
+	h.q.qcount = 1;
+	CHECK_EQ(thost_enq(&h, &P[2], 600, 0, 0), CHOKE_DROP_LIMIT);
+	CHECK_EQ(h.q.qavg, 2500);
+	CHECK_EQ(thost_enq(&h, &P[3], 500, 0, 0), CHOKE_QUEUED);
+	CHECK_EQ(choke_backlog(&h.q), 3000);
+	INV(&h);
+	/* the probability scales with size: with excess 1500 and qcount 1,
+	 * qR 2000 marks a 1500-byte packet (1500 * 1 * 1500 >= 2000 * 1000)
+	 * but not a 1000-byte one */
+	choke_dequeue(&h.q, 0, NULL);
+	h.q.qavg = 2500;
+	h.q.qcount = 0;
+	h.q.qR = 2000;
+	h.q.kind = CHOKE_KIND_RED;
+	CHECK_EQ(thost_enq(&h, &P[4], 1000, 0, 0), CHOKE_QUEUED); /* no mark */
+	h.q.qavg = 2500;
+	h.q.qcount = 0;
+	h.q.qR = 2000;
+	CHECK_EQ(thost_enq(&h, &P[5], 1500, 0, 0), CHOKE_DROP_EARLY);
+	thost_free(&h);
+}
+
 const struct tl_test core_tests[] = {
+	{ "core/variant-draws", test_variant_draws },
+	{ "core/variant-geometric", test_variant_geometric },
+	{ "core/variant-adaptive", test_variant_adaptive },
+	{ "core/byte-mode", test_byte_mode },
 	{ "core/below-min-admits-without-drawing", test_below_min_admits_without_drawing },
 	{ "core/match-drops-both", test_match_drops_both },
 	{ "core/match-at-head-advances-head", test_match_at_head_advances_head },

@@ -74,6 +74,24 @@ static struct choke_config random_config(void)
 	}
 	c.flags = (uint8_t)(rbelow(16));
 	c.idle_unit = (uint8_t)rbelow(2);
+	/* the variants (docs/variants.md) on a third of the CHOKe sets */
+	if (c.kind == CHOKE_KIND_CHOKE && chance(330000)) {
+		c.variant = (uint8_t)(1 + rbelow(3));
+		c.draws = (uint8_t)(c.variant == CHOKE_VAR_DRAWS ? 2 + rbelow(15) :
+				    c.variant == CHOKE_VAR_GEOMETRIC ? 1 + rbelow(16) : 0);
+	}
+	/* byte mode on a fifth of the sets: thresholds and limit in bytes */
+	if (chance(200000)) {
+		uint32_t scale = 40 + rbelow(1500);
+
+		c.avpkt = 40 + rbelow(1500);
+		c.limit_bytes = (c.limit + 1) * scale;
+		c.qth_max = (uint32_t)((uint64_t)c.qth_max * scale);
+		c.qth_min = (uint32_t)((uint64_t)c.qth_min * scale);
+		maxw = 31 - fls32(c.qth_max);
+		if (c.Wlog > maxw)
+			c.Wlog = (uint8_t)(maxw > 0 ? maxw : 0);
+	}
 	return c;
 }
 
@@ -185,6 +203,8 @@ static void compare_stats(struct pair *p, const struct choke_stats *a,
 	SAME(p, "other_drop", a->other_drop, b->other_drop);
 	SAME(p, "compactions", a->compactions, b->compactions);
 	SAME(p, "wrap_avoided", a->wrap_avoided, b->wrap_avoided);
+	SAME(p, "match_victims", a->match_victims, b->match_victims);
+	SAME(p, "draws", a->draws, b->draws);
 }
 
 static void compare_state(struct pair *p)
@@ -317,6 +337,9 @@ static void pair_reset(struct pair *p)
 	compare_drops(p, md, nmd);
 }
 
+/* what the random sequences covered */
+static uint64_t cov_variant_sets, cov_bytes_sets, cov_multi_victims, cov_byte_limit;
+
 /* Drive one parameter set for n operations. */
 static void run_sequence(uint64_t seed, uint32_t n)
 {
@@ -373,6 +396,10 @@ static void run_sequence(uint64_t seed, uint32_t n)
 		}
 		compare_state(&p);
 	}
+	cov_variant_sets += c.variant != 0;
+	cov_bytes_sets += c.limit_bytes != 0;
+	cov_multi_victims += p.h.q.stats.match_victims - p.h.q.stats.matched;
+	cov_byte_limit += c.limit_bytes ? p.h.q.stats.pdrop : 0;
 	pair_free(&p);
 }
 
@@ -388,8 +415,14 @@ static void test_model_random_sequences(void)
 		run_sequence(1000 + s, n);
 		total += n;
 	}
-	printf("     %" PRIu64 " operations over %u parameter sets\n", total, sets);
+	printf("     %" PRIu64 " operations over %u parameter sets (%" PRIu64
+	       " with a CHOKe variant, %" PRIu64 " in byte mode; %" PRIu64
+	       " extra victims of multi-draw matches, %" PRIu64 " byte-limit drops)\n",
+	       total, sets, cov_variant_sets, cov_bytes_sets, cov_multi_victims,
+	       cov_byte_limit);
 	CHECK(tl_quick || total >= 1000000);
+	CHECK(cov_variant_sets > 0 && cov_bytes_sets > 0);
+	CHECK(tl_quick || (cov_multi_victims > 0 && cov_byte_limit > 0));
 }
 
 /* Long runs on a few realistic sets (from tc words), so the RED average

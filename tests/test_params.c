@@ -339,7 +339,54 @@ static void test_params_format_like_tc(void)
 	CHECK_EQ(p.nwarnings, 0);
 }
 
+/* The variants' words; byte mode derives as stock tc's red does for the
+ * same words (values taken from tc red under strace on 2026-12-03:
+ * `red limit 300000 min 30000 max 90000 avpkt 1000 bandwidth 10mbit` sends
+ * Wlog 5, Plog 22, Scell_log 15). */
+static void test_params_variants(void)
+{
+	struct choke_params p;
+	struct choke_parse_opts strict = { 0, 1, 0 };
+	char err[CHOKE_ERRBUF_SIZE];
+
+	REQUIRE(parse_str("limit 1000 bandwidth 10mbit draws 4", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.variant, CHOKE_VAR_DRAWS);
+	CHECK_EQ(p.cfg.draws, 4);
+	REQUIRE(parse_str("limit 1000 bandwidth 10mbit draws 1", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.variant, CHOKE_VAR_NONE);
+	REQUIRE(parse_str("limit 1000 bandwidth 10mbit adaptive", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.variant, CHOKE_VAR_ADAPTIVE);
+	REQUIRE(parse_str("limit 1000 bandwidth 10mbit geometric ecn", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.variant, CHOKE_VAR_GEOMETRIC);
+	CHECK_EQ(p.cfg.draws, 8);
+	CHECK(p.cfg.flags & CHOKE_FLAG_ECN);
+	REQUIRE(parse_str("limit 1000 geometric 3 bandwidth 10mbit", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.draws, 3);
+	CHECK_EQ(parse_str("limit 1000 bandwidth 10mbit draws 17", NULL, &p, err), CHOKE_EINVAL);
+	CHECK_EQ(parse_str("limit 1000 bandwidth 10mbit geometric 0", NULL, &p, err),
+		 CHOKE_EINVAL);
+	CHECK_EQ(parse_str("limit 1000 bandwidth 10mbit draws 2", &strict, &p, err),
+		 CHOKE_EINVAL);
+	REQUIRE(parse_str("limit 300000 min 30000 max 90000 avpkt 1000 bandwidth 10mbit "
+			  "bytes", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.limit_bytes, 300000);
+	CHECK_EQ(p.cfg.qth_min, 30000);
+	CHECK_EQ(p.cfg.qth_max, 90000);
+	CHECK_EQ(p.cfg.Wlog, 5);
+	CHECK_EQ(p.cfg.Plog, 22);
+	CHECK_EQ(p.cfg.Scell_log, 15);
+	CHECK_EQ(p.cfg.limit, 300000 / 64 + 1);
+	CHECK_EQ(p.cfg.avpkt, 1000);
+	{
+		char *w[] = { "limit", "100", "bandwidth", "1mbit", "adaptive" };
+
+		CHECK_EQ(choke_params_parse(5, w, CHOKE_KIND_RED, NULL, &p, err),
+			 CHOKE_EINVAL);
+	}
+}
+
 const struct tl_test params_tests[] = {
+	{ "params/variants", test_params_variants },
 	{ "params/match-tc-vectors", test_params_match_tc_vectors },
 	{ "params/harddrop-improvement", test_params_harddrop_improvement },
 	{ "params/wide-bandwidth-improvement", test_params_wide_bandwidth_improvement },

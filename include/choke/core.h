@@ -82,7 +82,27 @@ struct choke_config {
 	uint8_t stab[CHOKE_STAB_SIZE];
 	uint8_t kind;      /* enum choke_kind */
 	uint8_t idle_unit; /* enum choke_idle_unit */
+	/* Beyond mainline (docs/variants.md); all zero = sch_choke exactly. */
+	uint8_t variant;      /* enum choke_variant */
+	uint8_t draws;        /* CHOKE_VAR_DRAWS: draws per arrival (2..16);
+				 CHOKE_VAR_GEOMETRIC: the cap (1..16) */
+	uint32_t limit_bytes; /* byte mode: limit and thresholds in bytes */
+	uint32_t avpkt;       /* byte mode: the size the probability is set for */
 };
+
+/* CHOKe variants (CHOKE_KIND_CHOKE only). */
+enum choke_variant {
+	CHOKE_VAR_NONE = 0,      /* one draw per arrival (mainline) */
+	CHOKE_VAR_DRAWS = 1,     /* `draws N`: N draws; the arrival and every
+				    distinct matching victim are dropped */
+	CHOKE_VAR_ADAPTIVE = 2,  /* `adaptive`: 2i draws in the i-th of 8 equal
+				    regions between min and max, 16 above max */
+	CHOKE_VAR_GEOMETRIC = 3, /* `geometric [CAP]` (gCHOKe): after each
+				    match draw again, until a draw fails or
+				    CAP draws were made */
+};
+#define CHOKE_MAX_DRAWS 16
+#define CHOKE_ADAPTIVE_REGIONS 8
 
 /* Packet flags passed to choke_enqueue. */
 #define CHOKE_PKT_ECN_CAPABLE 0x01 /* ECT(0), ECT(1) or CE: may be marked */
@@ -97,13 +117,14 @@ enum choke_outcome {
 	CHOKE_DROP_LIMIT = 5,    /* tail drop: qlen reached limit (pdrop) */
 };
 
-#define CHOKE_MAX_VICTIMS 1
+#define CHOKE_MAX_VICTIMS CHOKE_MAX_DRAWS
 
 /* Enqueue verdict: the queued packets the host must now free. */
 struct choke_verdict {
 	uint32_t nvictims;
 	void *victim[CHOKE_MAX_VICTIMS];
 	uint32_t victim_len[CHOKE_MAX_VICTIMS];
+	uint32_t victim_idx[CHOKE_MAX_VICTIMS]; /* core scratch */
 };
 
 /* Counters. The first six are struct tc_choke_xstats' sources
@@ -126,6 +147,9 @@ struct choke_stats {
 	uint64_t other_drop;    /* dropped by reset or a shrinking change */
 	uint64_t compactions;   /* ring compactions (holes reclaimed) */
 	uint64_t wrap_avoided;  /* admissions at which mainline's ring wraps */
+	uint64_t match_victims; /* queued packets dropped by matches (variants:
+				   up to CHOKE_MAX_DRAWS per matched arrival) */
+	uint64_t draws;         /* random draws made for matching */
 };
 
 /* One ring slot: pkt == NULL is a hole (or the empty slot at tail). */
@@ -170,6 +194,8 @@ struct choke {
 	int32_t qcount;
 	uint32_t qR;
 	uint8_t flags, kind, idle_unit, Wlog;
+	uint8_t variant, draws; /* CHOKE_VAR_*, its draw count or cap */
+	uint8_t bytes_mode;
 	/* random source */
 	uint64_t rng_state, rng_inc;
 	struct choke_ops ops;
@@ -181,6 +207,8 @@ struct choke {
 	uint32_t max_P;      /* effective, Q0.32 */
 	uint32_t Scell_max;  /* 255 << Scell_log (u32, as the kernel) */
 	uint64_t idle_start_ns;
+	uint32_t limit_bytes;   /* byte mode (0: packets) */
+	uint32_t avpkt;
 	struct choke_stats stats;
 	uint8_t stab[CHOKE_STAB_SIZE];
 };

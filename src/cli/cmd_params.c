@@ -131,6 +131,13 @@ static void print_json(const struct choke_params *p)
 		       p->avpkt, (unsigned long long)p->rate_bytes, p->xmit_ticks);
 		json_double("probability", p->probability);
 		json_double("probability_effective", p->max_p_effective);
+		printf(",\"variant\":\"%s\",\"draws\":%u,\"limit_bytes\":%u",
+		       c->variant == CHOKE_VAR_DRAWS ? "draws" :
+		       c->variant == CHOKE_VAR_ADAPTIVE ? "adaptive" :
+		       c->variant == CHOKE_VAR_GEOMETRIC ? "geometric" : "none",
+		       c->variant == CHOKE_VAR_DRAWS || c->variant == CHOKE_VAR_GEOMETRIC ?
+			       c->draws : c->variant == CHOKE_VAR_NONE ? 1 : 0,
+		       c->limit_bytes);
 	}
 	printf(",\"warnings\":[");
 	for (i = 0; i < p->nwarnings; i++) {

@@ -43,7 +43,7 @@ void choke_seed(struct choke *q, uint64_t seed)
 
 /* The host's generator. Out of line: the indirect call then stays off the
  * straight-line code of the built-in generator, the fast path. */
-__attribute__((noinline)) static uint32_t choke_random_hook(struct choke *q)
+__attribute__((__noinline__)) static uint32_t choke_random_hook(struct choke *q)
 {
 	return q->ops.random_u32(q->ops.ctx);
 }
@@ -118,6 +118,18 @@ int choke_config_check(const struct choke_config *c, const char **why)
 		msg = "unknown idle time unit";
 	else if (c->limit > CHOKE_MAX_LIMIT)
 		msg = "limit is larger than 131071 packets";
+	else if (c->variant > CHOKE_VAR_GEOMETRIC)
+		msg = "unknown CHOKe variant";
+	else if (c->variant && c->kind != CHOKE_KIND_CHOKE)
+		msg = "draws, adaptive and geometric apply to choke only";
+	else if (c->variant == CHOKE_VAR_DRAWS &&
+		 (c->draws < 2 || c->draws > CHOKE_MAX_DRAWS))
+		msg = "draws must be 2 to 16";
+	else if (c->variant == CHOKE_VAR_GEOMETRIC &&
+		 (c->draws < 1 || c->draws > CHOKE_MAX_DRAWS))
+		msg = "the geometric cap must be 1 to 16";
+	else if (c->limit_bytes && !c->avpkt)
+		msg = "byte mode needs avpkt";
 	else if (c->kind == CHOKE_KIND_FIFO)
 		msg = NULL; /* the RED parameters are not used */
 	else if (red_fls32(c->qth_min) + c->Wlog >= 32)
@@ -151,6 +163,11 @@ static void choke_apply_config(struct choke *q, const struct choke_config *c)
 	q->limit = c->limit;
 	q->flags = c->flags;
 	q->kind = c->kind;
+	q->variant = c->variant;
+	q->draws = c->draws;
+	q->limit_bytes = c->limit_bytes;
+	q->avpkt = c->avpkt;
+	q->bytes_mode = c->limit_bytes != 0;
 	q->idle_unit = c->idle_unit;
 	q->Wlog = c->Wlog;
 	q->Plog = c->Plog;
@@ -246,7 +263,7 @@ static inline void ring_zap_head_holes_choke(struct choke *q)
 }
 
 /* Remove the holes between head and tail in place, keeping order. */
-__attribute__((noinline, cold)) static void ring_compact(struct choke *q)
+__attribute__((__noinline__, __cold__)) static void ring_compact(struct choke *q)
 {
 	uint32_t r = q->head, w = q->head;
 
@@ -265,7 +282,7 @@ __attribute__((noinline, cold)) static void ring_compact(struct choke *q)
 }
 
 /* sch_choke's choke_peek_random() with the host's generator. */
-__attribute__((noinline)) static uint32_t ring_pick_random_hook(struct choke *q)
+__attribute__((__noinline__)) static uint32_t ring_pick_random_hook(struct choke *q)
 {
 	uint32_t span = choke_span(q);
 	int tries;
@@ -321,6 +338,7 @@ static inline void ring_drop_at(struct choke *q, uint32_t idx,
 	q->qlen--;
 	q->backlog -= s->len;
 	q->stats.drops++;
+	q->stats.match_victims++;
 }
 
 /* ------------------------------------------------------------------ */
@@ -338,7 +356,8 @@ static inline uint64_t idle_time_units(const struct choke *q, uint64_t now_ns)
 static inline void red_update_avg(struct choke *q, uint64_t now_ns)
 {
 	if (likely(!q->idle)) {
-		q->qavg = red_avg_busy(q->qavg, q->Wlog, q->qlen);
+		q->qavg = red_avg_busy(q->qavg, q->Wlog,
+				       likely(!q->bytes_mode) ? q->qlen : (uint32_t)q->backlog);
 	} else {
 		q->qavg = red_avg_after_idle(q->qavg, q->stab, q->Scell_log,
 					     idle_time_units(q, now_ns));
@@ -350,7 +369,7 @@ static inline void red_update_avg(struct choke *q, uint64_t now_ns)
 /* enqueue                                                             */
 
 /* The host's exact flow comparison (out of line, as choke_random_hook). */
-__attribute__((noinline)) static bool same_flow_hook(const struct choke *q,
+__attribute__((__noinline__)) static bool same_flow_hook(const struct choke *q,
 						    const struct choke_slot *s,
 						    const void *pkt)
 {
@@ -371,23 +390,109 @@ static inline int congestion_drop(struct choke *q, int outcome)
 	return outcome;
 }
 
+/* RED's marking test; in byte mode the probability scales with the
+ * packet's size over avpkt (a packet of avpkt bytes sees p_b). */
+static inline bool red_mark_test(const struct choke *q, uint32_t len)
+{
+	if (likely(!q->bytes_mode))
+		return red_mark_probability(q->qavg, q->qth_min, q->Wlog, q->qcount, q->qR);
+	return red_mark_probability_scaled(q->qavg, q->qth_min, q->Wlog, q->qcount,
+					   q->qR, len, q->avpkt);
+}
+
+/* Draws for the variants: a fixed count, the adaptive count for the
+ * region of [min, max] the average is in, or the geometric cap. */
+static uint32_t variant_draws(const struct choke *q)
+{
+	uint32_t excess, span, region;
+
+	if (q->variant != CHOKE_VAR_ADAPTIVE)
+		return q->draws;
+	if (q->qavg > q->qth_max)
+		return 2 * CHOKE_ADAPTIVE_REGIONS;
+	excess = (uint32_t)(q->qavg - q->qth_min); /* qth_min < qavg <= qth_max */
+	span = q->qth_max - q->qth_min;
+	region = span ? (uint32_t)(((uint64_t)excess * CHOKE_ADAPTIVE_REGIONS) / span) : 0;
+	if (region >= CHOKE_ADAPTIVE_REGIONS)
+		region = CHOKE_ADAPTIVE_REGIONS - 1;
+	return 2 * (region + 1);
+}
+
+/*
+ * The variants' comparison of an arrival with several queued packets (each
+ * drawn as mainline draws one: up to three tries over the span, then the
+ * head). All draws are made first; then every distinct matching packet is
+ * dropped with the arrival. Geometric stops at the first draw that does
+ * not match. Returns CHOKE_DROP_MATCH, or -1 if nothing matched.
+ */
+__attribute__((__noinline__)) static int choke_match_variant(struct choke *q,
+							     uint32_t flow,
+							     const void *pkt,
+							     struct choke_verdict *v)
+{
+	uint32_t n = variant_draws(q), nv = 0, d, k;
+	bool head_hit = false;
+
+	for (d = 0; d < n; d++) {
+		uint32_t idx = ring_pick_random(q);
+		bool dup = false;
+
+		q->stats.draws++;
+		if (!same_flow(q, &q->tab[idx], flow, pkt)) {
+			if (q->variant == CHOKE_VAR_GEOMETRIC)
+				break;
+			continue;
+		}
+		for (k = 0; k < nv; k++)
+			dup |= v->victim_idx[k] == idx;
+		if (!dup)
+			v->victim_idx[nv++] = idx;
+	}
+	if (!nv)
+		return -1;
+	q->stats.matched++;
+	for (k = 0; k < nv; k++) {
+		struct choke_slot *s = &q->tab[v->victim_idx[k]];
+
+		v->victim[k] = s->pkt;
+		v->victim_len[k] = s->len;
+		head_hit |= v->victim_idx[k] == q->head;
+		s->pkt = NULL;
+		q->qlen--;
+		q->backlog -= s->len;
+	}
+	v->nvictims = nv;
+	q->stats.drops += nv;
+	q->stats.match_victims += nv;
+	if (head_hit)
+		ring_zap_head_holes(q);
+	return congestion_drop(q, CHOKE_DROP_MATCH);
+}
+
 /* CHOKe's decision (sch_choke.c choke_enqueue before admission).
  * Returns -1 to admit unmarked, CHOKE_QUEUED_MARKED to admit marked, or a
  * drop outcome. */
 static inline int choke_decide(struct choke *q, uint32_t flow, const void *pkt,
-			       unsigned pkt_flags, struct choke_verdict *v)
+			       uint32_t len, unsigned pkt_flags,
+			       struct choke_verdict *v)
 {
 	if (q->qavg <= q->qth_min) {
 		q->qcount = -1;
 		return -1;
 	}
 	if (q->head != q->tail) {
-		uint32_t idx = ring_pick_random(q);
+		if (unlikely(q->variant)) {
+			if (choke_match_variant(q, flow, pkt, v) >= 0)
+				return CHOKE_DROP_MATCH;
+		} else {
+			uint32_t idx = ring_pick_random(q);
 
-		if (same_flow(q, &q->tab[idx], flow, pkt)) {
-			q->stats.matched++;
-			ring_drop_at(q, idx, v);
-			return congestion_drop(q, CHOKE_DROP_MATCH);
+			q->stats.draws++;
+			if (same_flow(q, &q->tab[idx], flow, pkt)) {
+				q->stats.matched++;
+				ring_drop_at(q, idx, v);
+				return congestion_drop(q, CHOKE_DROP_MATCH);
+			}
 		}
 	}
 	if (q->qavg > q->qth_max) {
@@ -407,7 +512,7 @@ static inline int choke_decide(struct choke *q, uint32_t flow, const void *pkt,
 		q->qR = red_random(q);
 		return -1;
 	}
-	if (!red_mark_probability(q->qavg, q->qth_min, q->Wlog, q->qcount, q->qR))
+	if (!red_mark_test(q, len))
 		return -1;
 	q->qcount = 0;
 	q->qR = red_random(q);
@@ -423,7 +528,7 @@ static inline int choke_decide(struct choke *q, uint32_t flow, const void *pkt,
 /* sch_red's decision (red_action() and the ECN/NODROP handling of
  * red_enqueue()), with RED's own comparisons: below is qavg < min, above is
  * qavg >= max. */
-static inline int red_decide(struct choke *q, unsigned pkt_flags)
+static inline int red_decide(struct choke *q, uint32_t len, unsigned pkt_flags)
 {
 	bool ecn = q->flags & CHOKE_FLAG_ECN;
 	bool ect = pkt_flags & CHOKE_PKT_ECN_CAPABLE;
@@ -454,7 +559,7 @@ static inline int red_decide(struct choke *q, unsigned pkt_flags)
 		q->qR = red_random(q);
 		return -1;
 	}
-	if (!red_mark_probability(q->qavg, q->qth_min, q->Wlog, q->qcount, q->qR))
+	if (!red_mark_test(q, len))
 		return -1;
 	q->qcount = 0;
 	q->qR = red_random(q);
@@ -486,14 +591,15 @@ int choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
 	if (q->kind != CHOKE_KIND_FIFO) {
 		red_update_avg(q, now_ns);
 		if (q->kind == CHOKE_KIND_CHOKE)
-			outcome = choke_decide(q, flow, pkt, pkt_flags, v);
+			outcome = choke_decide(q, flow, pkt, len, pkt_flags, v);
 		else
-			outcome = red_decide(q, pkt_flags);
+			outcome = red_decide(q, len, pkt_flags);
 		if (outcome > CHOKE_QUEUED_MARKED)
 			return outcome;
 	}
 
-	if (unlikely(q->qlen >= q->limit)) {
+	if (unlikely(q->qlen >= q->limit) ||
+	    unlikely(q->bytes_mode && q->backlog + len > q->limit_bytes)) {
 		q->stats.pdrop++;
 		return congestion_drop(q, CHOKE_DROP_LIMIT);
 	}

@@ -75,6 +75,22 @@ static inline bool red_mark_probability(uint64_t qavg, uint32_t qth_min,
 	return !(excess * (uint64_t)(int64_t)qcount < (uint64_t)qR);
 }
 
+/*
+ * Byte mode (sch_red's idea of a probability per byte): a packet of len
+ * bytes is marked with len/avpkt times the packet-mode probability, i.e.
+ * when excess * qcount * len >= qR * avpkt (in 128 bits, no overflow).
+ */
+static inline bool red_mark_probability_scaled(uint64_t qavg, uint32_t qth_min,
+					       uint8_t Wlog, int32_t qcount,
+					       uint32_t qR, uint32_t len,
+					       uint32_t avpkt)
+{
+	uint64_t excess = (qavg - qth_min) >> Wlog;
+	uint64_t prod = excess * (uint64_t)(int64_t)qcount;
+
+	return (unsigned __int128)prod * len >= (unsigned __int128)qR * avpkt;
+}
+
 /* ++qcount with the kernel's two's-complement wrap. */
 static inline int32_t red_qcount_inc(int32_t qcount)
 {

@@ -386,7 +386,8 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 	uint32_t burst = 0, avpkt = 1000;
 	double probability = 0.02;
 	uint64_t rate = 0;
-	int ecn = 0, harddrop = 0, have_rate = 0, wide, wlog;
+	int ecn = 0, harddrop = 0, have_rate = 0, byte_mode = 0, wide, wlog;
+	uint32_t qmin_b, qmax_b;
 	const char *why;
 
 	if (!opts)
@@ -453,6 +454,32 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 		} else if (!strcmp(w, "probability")) {
 			if (sscanf(v, "%lg", &probability) != 1)
 				return fail(errbuf, "Illegal \"probability\": %s", v);
+		} else if (!opts->strict_tc && !strcmp(w, "draws")) {
+			uint32_t n;
+
+			if (!v || tc_get_unsigned(&n, v) || n < 1 || n > CHOKE_MAX_DRAWS)
+				return fail(errbuf, "\"draws\" needs a number from 1 to %d",
+					    CHOKE_MAX_DRAWS);
+			c->variant = n > 1 ? CHOKE_VAR_DRAWS : CHOKE_VAR_NONE;
+			c->draws = n > 1 ? (uint8_t)n : 0;
+			argc--, argv++;
+		} else if (!opts->strict_tc && !strcmp(w, "adaptive")) {
+			c->variant = CHOKE_VAR_ADAPTIVE;
+			c->draws = 0;
+		} else if (!opts->strict_tc && !strcmp(w, "geometric")) {
+			uint32_t n = 8;
+
+			/* an optional cap follows */
+			if (v && v[0] >= '0' && v[0] <= '9') {
+				if (tc_get_unsigned(&n, v) || n < 1 || n > CHOKE_MAX_DRAWS)
+					return fail(errbuf, "the \"geometric\" cap must be "
+						    "1 to %d", CHOKE_MAX_DRAWS);
+				argc--, argv++;
+			}
+			c->variant = CHOKE_VAR_GEOMETRIC;
+			c->draws = (uint8_t)n;
+		} else if (!opts->strict_tc && !strcmp(w, "bytes")) {
+			byte_mode = 1;
 		} else if (!strcmp(w, "help")) {
 			explain(errbuf);
 			return CHOKE_EINVAL;
@@ -468,26 +495,44 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 			    "missing%s", have_rate && !rate ?
 			    " (the bandwidth rounds to 0 bytes/s)" : "");
 
-	/* Sally Floyd's defaults, in tc's integer arithmetic */
+	if (c->variant && kind != CHOKE_KIND_CHOKE)
+		return fail(errbuf, "draws, adaptive and geometric apply to choke only");
+	/* Sally Floyd's defaults, in tc's integer arithmetic (in byte mode as
+	 * tc's red computes them, in bytes) */
 	if (!c->qth_max)
 		c->qth_max = c->limit / 4;
 	if (!c->qth_min)
 		c->qth_min = c->qth_max / 3;
 	if (!burst)
-		burst = (2 * c->qth_min + c->qth_max) / 3;
+		burst = byte_mode ? (2 * c->qth_min + c->qth_max) / (3 * (avpkt ? avpkt : 1))
+			      : (2 * c->qth_min + c->qth_max) / 3;
 	if (c->qth_max > c->limit)
 		return fail(errbuf, "\"max\" is larger than \"limit\"");
 	if (c->qth_min >= c->qth_max)
 		return fail(errbuf, "\"min\" is not smaller than \"max\"");
+	if (byte_mode) {
+		if (!avpkt)
+			return fail(errbuf, "byte mode needs a non-zero avpkt");
+		c->limit_bytes = c->limit;
+		c->avpkt = avpkt;
+		/* the ring holds at most one packet per 64 bytes of the limit */
+		c->limit = c->limit / 64 + 1 > CHOKE_MAX_LIMIT ? CHOKE_MAX_LIMIT
+							     : c->limit / 64 + 1;
+		qmin_b = c->qth_min;
+		qmax_b = c->qth_max;
+	} else {
+		qmin_b = c->qth_min * avpkt;
+		qmax_b = c->qth_max * avpkt;
+	}
 
-	wlog = tc_red_eval_ewma(c->qth_min * avpkt, burst, avpkt, errbuf);
+	wlog = tc_red_eval_ewma(qmin_b, burst, avpkt, errbuf);
 	if (wlog < 0)
 		return CHOKE_EINVAL;
 	if (wlog >= 10)
 		warn(out, "burst %u seems to be too large (ewma %d)", burst, wlog);
 	c->Wlog = (uint8_t)wlog;
 
-	wlog = tc_red_eval_P(c->qth_min * avpkt, c->qth_max * avpkt, probability);
+	wlog = tc_red_eval_P(qmin_b, qmax_b, probability);
 	if (wlog < 0)
 		return fail(errbuf, "failed to calculate probability "
 			    "(probability %g with max - min = %u packets)",
@@ -535,10 +580,21 @@ int choke_params_format(const struct choke_config *c, char *buf, size_t len)
 {
 	int n;
 
+	const char *u = c->limit_bytes ? "b" : "p";
+	uint32_t lim = c->limit_bytes ? c->limit_bytes : c->limit;
+	char var[32] = "";
+
 	if (c->kind == CHOKE_KIND_FIFO)
-		return snprintf(buf, len, "limit %up", c->limit);
-	n = snprintf(buf, len, "limit %up min %up max %up %s%s%s%sewma %u ",
-		     c->limit, c->qth_min, c->qth_max,
+		return snprintf(buf, len, "limit %u%s", lim, u);
+	if (c->variant == CHOKE_VAR_DRAWS)
+		snprintf(var, sizeof(var), "draws %u ", c->draws);
+	else if (c->variant == CHOKE_VAR_ADAPTIVE)
+		snprintf(var, sizeof(var), "adaptive ");
+	else if (c->variant == CHOKE_VAR_GEOMETRIC)
+		snprintf(var, sizeof(var), "geometric %u ", c->draws);
+	n = snprintf(buf, len, "limit %u%s min %u%s max %u%s %s%s%s%s%s%sewma %u ",
+		     lim, u, c->qth_min, u, c->qth_max, u, var,
+		     c->limit_bytes ? "bytes " : "",
 		     c->flags & CHOKE_FLAG_ECN ? "ecn " : "",
 		     c->flags & CHOKE_FLAG_HARDDROP ? "harddrop " : "",
 		     c->flags & CHOKE_FLAG_ADAPTATIVE ? "adaptive " : "",
