@@ -31,7 +31,7 @@ DPDK_CFLAGS := -DHAVE_DPDK $(shell pkg-config --cflags libdpdk) -Wno-shadow -Wno
 DPDK_LIBS := -lrte_sched -lrte_eal
 endif
 
-CORE_SRC := src/core/choke.c
+CORE_SRC := src/core/choke.c src/core/hh.c
 PKT_SRC := src/pkt/flow.c src/pkt/ecn.c src/pkt/csum.c
 PARAMS_SRC := src/params/params.c
 LIB_SRC := $(CORE_SRC) $(PKT_SRC) $(PARAMS_SRC)
@@ -44,7 +44,8 @@ SIM_SRC := src/sim/engine.c src/sim/tcp.c src/sim/scenario.c src/sim/report.c
 CLI_SRC += src/cli/cmd_sim.c $(SIM_SRC)
 SIM_TEST_SRC := tests/sim/test_sim.c
 TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
-	tests/test_model.c tests/test_params.c tests/test_red.c tests/test_pkt.c
+	tests/test_model.c tests/test_params.c tests/test_red.c tests/test_pkt.c \
+	tests/test_hh.c
 HDRS := $(wildcard include/choke/*.h src/*/*.h tests/*.h bench/*.h)
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(PKT_SRC:%.c=$(BUILD)/%.o)
@@ -161,6 +162,7 @@ check:
 	$(MAKE) --no-print-directory build/gcc/choke-tests BUILD=build/gcc CC=gcc
 	valgrind -q --error-exitcode=1 --leak-check=full ./build/gcc/choke-tests --quick
 	sh tests/freestanding.sh build/gcc/src/core/choke.o build/clang/src/core/choke.o \
+		build/gcc/src/core/hh.o build/clang/src/core/hh.o \
 		build/gcc/src/pkt/flow.o build/gcc/src/pkt/ecn.o \
 		build/clang/src/pkt/flow.o build/clang/src/pkt/ecn.o
 	BUILD=build/gcc sh tests/install.sh

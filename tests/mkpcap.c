@@ -13,6 +13,8 @@
  *   truncated   like paced, cut in the middle of a record
  *   reorder     like paced, with one timestamp going backwards
  *   heavy       10 s: one UDP flow at 16 Mbit/s, 20 flows at 0.2 Mbit/s
+ *   zipf        30000 frames of 1000 bytes, 0.4 ms apart, from 500 flows
+ *               with Zipf(1) popularity (flow f sends about 1/(f+1) as much)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +244,25 @@ int main(int argc, char **argv)
 					record(t + 250000u, b.d, (uint32_t)b.len);
 				}
 			}
+		}
+	} else if (!strcmp(argv[1], "zipf")) {
+		static double cdf[500];
+		double sum = 0;
+		uint64_t x = 12345;
+		int f;
+
+		header(1);
+		for (f = 0; f < 500; f++)
+			cdf[f] = (sum += 1.0 / (f + 1));
+		for (i = 0; i < 30000; i++) {
+			double u;
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			u = (double)(x >> 11) / 9007199254740992.0 * sum;
+			for (f = 0; f < 499 && cdf[f] < u; f++)
+				;
+			udp_frame(&b, f, 1000, 0);
+			record((uint64_t)i * 400000u, b.d, (uint32_t)b.len);
 		}
 	} else if (!strcmp(argv[1], "reorder")) {
 		header(1);

@@ -12,7 +12,7 @@ n=0
 ok() { n=$((n + 1)); echo "ok   replay/$1"; }
 bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL replay/$1: $2"; }
 
-for s in burst paced many mixed snap64 pcapng badlink truncated reorder heavy; do
+for s in burst paced many mixed snap64 pcapng badlink truncated reorder heavy zipf; do
 	"$MKPCAP" $s "$tmp/$s.pcap" || { bad mkpcap "$s"; }
 done
 
@@ -168,6 +168,27 @@ print(n, ce)
 PY
 	then ok "ecn-write ($(cat "$tmp/py") delivered, CE)"; else bad ecn-write "$(tail -3 "$tmp/py")"; fi
 else bad ecn-write "exit: $(cat "$tmp/err")"; fi
+
+# 10b. who is penalised: 500 Zipf flows into 64 counters; every estimate
+#      brackets the exact count, every flow above the bound is reported
+check penalised-space-saving '
+p = j["penalised"]
+exact = {}
+for x in j["flows"]:
+    exact[(x["src"], x["sport"])] = x["drops"]["match_arrival"] + x["drops"]["match_victim"]
+assert p["counters"] == 64 and p["total"] == 2 * t["matched"], p
+reported = set()
+for e in p["flows"]:
+    true = exact[(e["src"], e["sport"])]
+    assert e["estimate"] - e["error"] <= true <= e["estimate"], e
+    assert e["error"] <= p["bound"], e
+    reported.add((e["src"], e["sport"]))
+heavy = [k for k, v in exact.items() if v > p["bound"]]
+assert heavy and all(k in reported for k in heavy), (len(heavy), p["bound"])
+top10 = sorted(exact, key=lambda k: -exact[k])[:10]
+got10 = [(e["src"], e["sport"]) for e in p["flows"][:10]]
+print("%d flows above the bound, all reported; top-10 overlap %d" % (len(heavy), len(set(top10) & set(got10))))
+' --rate 10mbit "$tmp/zipf.pcap" choke limit 300 min 50 max 150
 
 # 11. timestamps going backwards are held, counted
 check reordered-timestamps '

@@ -133,6 +133,42 @@ static void print_text(const char *file, const char *qdesc, uint64_t rate,
 	}
 }
 
+/* The summary's top n next to the exact counts: estimate, error bound,
+ * exact, and whether the exact count lies within [estimate - err,
+ * estimate]. */
+static uint32_t penalised(const struct replay_result *r, struct choke_hh_item *top,
+			  uint32_t n)
+{
+	return r->hh ? choke_hh_top(r->hh, top, n) : 0;
+}
+
+static uint64_t exact_matched(const struct replay_flow *f)
+{
+	return f->drop_match_arrival + f->drop_match_victim;
+}
+
+static void print_penalised_text(const struct replay_result *r, uint32_t n)
+{
+	struct choke_hh_item top[REPLAY_HH_K];
+	uint32_t got = penalised(r, top, n > REPLAY_HH_K ? REPLAY_HH_K : n), i;
+
+	if (!got)
+		return;
+	printf("\nflows losing most packets to CHOKe matches (Space-Saving, %u counters, "
+	       "error bound %llu of %llu):\n", REPLAY_HH_K,
+	       (unsigned long long)choke_hh_bound(r->hh),
+	       (unsigned long long)choke_hh_total(r->hh));
+	printf("%-54s %9s %7s %9s\n", "flow", "estimate", "error", "exact");
+	for (i = 0; i < got; i++) {
+		char label[160];
+
+		flow_label(&r->flows[top[i].flow], label, sizeof(label));
+		printf("%-54s %9llu %7llu %9llu\n", label, (unsigned long long)top[i].count,
+		       (unsigned long long)top[i].err,
+		       (unsigned long long)exact_matched(&r->flows[top[i].flow]));
+	}
+}
+
 static void print_json(const char *file, const char *qdesc, int kind, uint64_t rate,
 		       const struct replay_result *r, const uint32_t *order, uint32_t top)
 {
@@ -196,7 +232,31 @@ static void print_json(const char *file, const char *qdesc, int kind, uint64_t r
 		       (unsigned long long)f->drop_match_arrival,
 		       (unsigned long long)f->drop_match_victim);
 	}
-	printf("]}\n");
+	printf("]");
+	{
+		struct choke_hh_item hh[REPLAY_HH_K];
+		uint32_t got = penalised(r, hh, REPLAY_HH_K);
+
+		printf(",\"penalised\":{\"counters\":%u,\"total\":%llu,\"bound\":%llu,"
+		       "\"flows\":[", REPLAY_HH_K,
+		       (unsigned long long)(r->hh ? choke_hh_total(r->hh) : 0),
+		       (unsigned long long)(r->hh ? choke_hh_bound(r->hh) : 0));
+		for (i = 0; i < got; i++) {
+			const struct replay_flow *f = &r->flows[hh[i].flow];
+			char s1[64], s2[64], pb[8];
+
+			replay_addr(&f->key, 0, s1, sizeof(s1));
+			replay_addr(&f->key, 1, s2, sizeof(s2));
+			printf("%s{\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
+			       "\"sport\":%u,\"dport\":%u,\"estimate\":%llu,\"error\":%llu,"
+			       "\"exact\":%llu}",
+			       i ? "," : "", replay_proto_name(f->key.proto, pb, sizeof(pb)),
+			       s1, s2, f->key.sport, f->key.dport,
+			       (unsigned long long)hh[i].count, (unsigned long long)hh[i].err,
+			       (unsigned long long)exact_matched(f));
+		}
+		printf("]}}\n");
+	}
 }
 
 int cmd_replay(int argc, char **argv)
@@ -321,8 +381,10 @@ int cmd_replay(int argc, char **argv)
 	ntop = top == 0 || (uint64_t)top > res.nflows ? res.nflows : (uint32_t)top;
 	if (json)
 		print_json(o.file, qdesc, kind, o.rate_bps, &res, order, ntop);
-	else
+	else {
 		print_text(o.file, qdesc, o.rate_bps, &res, order, ntop);
+		print_penalised_text(&res, top == 0 ? 10 : (uint32_t)top);
+	}
 	free(order);
 	replay_result_free(&res);
 	if (fflush(stdout) || ferror(stdout)) {

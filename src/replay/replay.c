@@ -364,6 +364,7 @@ static int one_packet(struct run *r, const struct pcap_pkthdr *h,
 		break;
 	case CHOKE_DROP_MATCH:
 		f->drop_match_arrival++;
+		choke_hh_add(res->hh, fi, 1 + v.nvictims, NULL);
 		break;
 	case CHOKE_DROP_FORCED:
 		f->drop_forced++;
@@ -438,9 +439,20 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 		return fail(&r, "%s", msg);
 	}
 	res->delay = calloc(1, sizeof(*res->delay));
+	res->hh = malloc(sizeof(*res->hh));
+	if (res->hh) {
+		void *mem = malloc(choke_hh_bytes(REPLAY_HH_K));
+
+		if (!mem || choke_hh_init(res->hh, REPLAY_HH_K, mem,
+					  choke_hh_bytes(REPLAY_HH_K), o->seed)) {
+			free(mem);
+			free(res->hh);
+			res->hh = NULL;
+		}
+	}
 	r.ring = malloc(choke_ring_bytes(o->q.limit));
 	r.pool = calloc((size_t)o->q.limit + 2, sizeof(*r.pool));
-	if (!res->delay || !r.ring || !r.pool || flowtab_init(&r.ft)) {
+	if (!res->delay || !res->hh || !r.ring || !r.pool || flowtab_init(&r.ft)) {
 		fail(&r, "%s", "out of memory");
 		goto out;
 	}
@@ -546,6 +558,10 @@ out:
 			unlink(o->write_file); /* never leave a partial output */
 		free(res->delay);
 		res->delay = NULL;
+		if (res->hh)
+			free(res->hh->e);
+		free(res->hh);
+		res->hh = NULL;
 	}
 	return status;
 }
@@ -554,6 +570,10 @@ void replay_result_free(struct replay_result *res)
 {
 	free(res->flows);
 	free(res->delay);
+	if (res->hh)
+		free(res->hh->e); /* the summary's memory begins with its entries */
+	free(res->hh);
 	res->flows = NULL;
 	res->delay = NULL;
+	res->hh = NULL;
 }

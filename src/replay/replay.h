@@ -10,7 +10,11 @@
 #include <stdio.h>
 
 #include "choke/core.h"
+#include "choke/hh.h"
 #include "choke/pkt.h"
+
+/* counters of the heavy-hitter summary of matched drops */
+#define REPLAY_HH_K 64
 
 struct replay_opts {
 	const char *file;       /* pcap or pcapng */
@@ -56,6 +60,9 @@ struct replay_result {
 	uint64_t max_backlog;
 	struct replay_hist *delay; /* sojourn: arrival to end of transmission */
 	uint64_t written;          /* packets written with --write */
+	/* who is penalised: the Space-Saving summary of packets lost to
+	 * matches (flow = index into flows), next to the exact counts */
+	struct choke_hh *hh;
 };
 
 /*
