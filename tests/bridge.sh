@@ -39,7 +39,7 @@ done
 ip -n $C addr add 10.55.0.1/24 dev vc
 ip -n $S addr add 10.55.0.2/24 dev vs
 ip netns exec $S iperf3 -s -p 5201 -D -I "$tmp/s1.pid" >/dev/null 2>&1
-ip netns exec $S iperf3 -s -p 5202 -D -I "$tmp/s2.pid" >/dev/null 2>&1
+ip netns exec $S iperf3 -s -p 5202 -J -D -I "$tmp/s2.pid" >/dev/null 2>&1
 
 start_bridge() { # name, words...
 	name=$1
@@ -62,37 +62,47 @@ stop_bridge() { # sets $bst to the bridge's exit status
 }
 stats() { ip netns exec $B "$CHOKE" stats --socket "$tmp/ctl.sock" --json; }
 
-# traffic: 8 TCP streams for T seconds (+ optional UDP at 40 Mbit/s, the
-# same T seconds)
+# traffic: 8 TCP streams for T seconds, and optionally a 40 Mbit/s UDP flood
+# that starts 2 s before them and ends after them (TCP's connections may
+# take a while to open through a flooded FIFO)
 traffic() { # name, udp(0/1)
 	if [ "$2" = 1 ]; then
-		ip netns exec $C timeout $((T + 15)) iperf3 -c 10.55.0.2 -p 5202 -u -b 40M \
-			-l 1400 -t $T -J >"$tmp/$1.udp" 2>&1 &
+		ip netns exec $C timeout $((T + 25)) iperf3 -c 10.55.0.2 -p 5202 -u -b 40M \
+			-l 1400 -t $((T + 8)) -J --get-server-output >"$tmp/$1.udp" 2>&1 &
 		upid=$!
+		sleep 2
 	fi
 	ip netns exec $C timeout $((T + 15)) iperf3 -c 10.55.0.2 -p 5201 -P 8 -t $T \
 		-J >"$tmp/$1.tcp" 2>&1
 	[ "$2" = 1 ] && wait $upid
 }
 
-# shares and fairness from iperf3's byte counts (TCP: received by the
-# server; UDP: datagrams the server got), over the same T seconds, as
-# goodput fractions of the 20 Mbit/s link
+# goodput shares of the 20 Mbit/s link while the TCP test ran: TCP from the
+# bytes its server received, UDP from the flood server's one-second
+# intervals inside the TCP test's window; Jain's index over the TCP streams
 summary() { # name
-	python3 - "$tmp/$1.tcp" "$tmp/$1.udp" "$T" <<'PY'
+	python3 - "$tmp/$1.tcp" "$tmp/$1.udp" <<'PY'
 import json, os, sys
-T = float(sys.argv[3])
 tcp = json.load(open(sys.argv[1]))
 streams = tcp.get("end", {}).get("streams", [])
-rates = [s["receiver"]["bytes"] * 8 / T for s in streams]
-if not rates or not sum(rates):
+if not streams:
     print("0 0 0 0 iperf3-failed:", tcp.get("error", "no streams"))
     sys.exit(0)
-jain = sum(rates) ** 2 / (len(rates) * sum(r * r for r in rates))
+secs = tcp["end"]["sum_received"]["seconds"]
+rates = [s["receiver"]["bytes"] * 8 / secs for s in streams]
+jain = sum(rates) ** 2 / (len(rates) * sum(r * r for r in rates)) if sum(rates) else 0
 udp = 0.0
 if os.path.exists(sys.argv[2]):
-    s = json.load(open(sys.argv[2]))["end"]["sum"]
-    udp = (s["packets"] - s["lost_packets"]) * 1400 * 8 / T
+    u = json.load(open(sys.argv[2]))
+    t0 = tcp["start"]["timestamp"]["timesecs"] - u["start"]["timestamp"]["timesecs"]
+    srv = u.get("server_output_json", {}).get("intervals", [])
+    inside = [i["sum"] for i in srv if i["sum"]["start"] >= t0 - 0.5 and
+              i["sum"]["end"] <= t0 + secs + 1.5]
+    if inside:
+        udp = sum(i["bytes"] * 8 for i in inside) / sum(i["seconds"] for i in inside)
+    else:
+        print("0 0 0 0 no-udp-server-intervals")
+        sys.exit(0)
 print("%.4f %.4f %.4f %d" % (sum(rates) / 20e6, udp / 20e6, jain, len(rates)))
 PY
 }
@@ -153,6 +163,9 @@ echo "     UDP share of the 20 Mbit/s link: FIFO $fifo_udp, CHOKe $choke_udp; TC
 if python3 -c "import sys; f, c = map(float, sys.argv[1:]); sys.exit(not (f > 0.6 and c < f - 0.2))" $fifo_udp $choke_udp; then
 	ok "udp-flood: FIFO gives UDP $fifo_udp of the link, CHOKe $choke_udp"
 else bad udp-flood "FIFO $fifo_udp CHOKe $choke_udp"; fi
+pen=$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["directions"][0]["penalised"]; print(p["flows"][0]["flow"] if p["flows"] else "-")' "$tmp/choke.final" 2>/dev/null)
+if echo "$pen" | grep -q "^udp 10.55.0.1:[0-9]*>10.55.0.2:5202$"; then ok "penalised: the flood leads the summary ($pen)"
+else bad penalised "top penalised flow: $pen"; fi
 if python3 -c "import sys; sys.exit(not (float(sys.argv[1]) > 0.5))" $choke_tcp; then
 	ok "udp-flood-tcp-keeps-link: TCP $choke_tcp under CHOKe"
 else bad udp-flood-tcp-keeps-link "TCP $choke_tcp"; fi

@@ -1,6 +1,7 @@
 /* choke bridge: see bridge.h and docs/bridge.md. */
 #include "bridge.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -19,11 +20,13 @@
 #include <unistd.h>
 
 #include "afp.h"
+#include "choke/hh.h"
 #include "choke/pkt.h"
 
 #define RX_RING_BYTES (16u << 20)
 #define TX_FRAMES 1024
 #define POOL_SLACK 512 /* frames of a block beyond the queue's limit */
+#define HH_K 32        /* counters of the penalised-flows summary */
 
 enum { PKT_FREE, PKT_QUEUED };
 
@@ -68,6 +71,9 @@ struct dir {
 	/* token bucket, in nanoseconds of transmission time */
 	uint64_t rate_bps, burst_ns, last_ns;
 	int64_t budget_ns;
+	/* who is penalised: matched drops by flow, and each counter's key */
+	struct choke_hh hh;
+	struct flow_key hh_key[HH_K];
 	/* accounting */
 	struct dir_stats st;
 	uint64_t rate_t, rate_rx_bytes, rate_tx_bytes;
@@ -273,6 +279,15 @@ static int dir_open(struct bridge *b, struct dir *d, const char *in, const char 
 		choke_set_ops(&d->q, &ops);
 	}
 	choke_seed(&d->q, o->seed + (uint64_t)(d - b->d));
+	{
+		void *mem = malloc(choke_hh_bytes(HH_K));
+
+		if (!mem || choke_hh_init(&d->hh, HH_K, mem, choke_hh_bytes(HH_K), o->seed)) {
+			free(mem);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	}
 	if (pool_grow(d, d->prm.cfg.limit + POOL_SLACK)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -294,6 +309,8 @@ static void dir_close(struct dir *d)
 	free(d->chunks);
 	free(d->inring);
 	free(d->batch);
+	if (d->shaped)
+		free(d->hh.e);
 }
 
 /* Send from the queue while the bucket and the transmit ring allow; the
@@ -417,6 +434,13 @@ static void dir_frame(struct dir *d, uint8_t *frame, uint32_t len, uint32_t stat
 			  pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, now, &v);
 	for (i = 0; i < v.nvictims; i++)
 		pkt_put(d, (struct bpkt *)v.victim[i]);
+	if (r == CHOKE_DROP_MATCH) {
+		uint32_t slot = choke_hh_add(&d->hh, flow_key_hash(&p->key, d->flow_seed),
+					     1 + v.nvictims, NULL);
+
+		if (slot < HH_K)
+			d->hh_key[slot] = p->key;
+	}
 	if (r >= CHOKE_DROP_MATCH) {
 		pkt_put(d, p);
 		return;
@@ -498,6 +522,23 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 	}
 }
 
+/* "udp 10.0.0.1:5000>10.0.0.2:53" (JSON-safe) */
+static void key_label(const struct flow_key *k, char *buf, size_t len)
+{
+	char s[64], d[64];
+	int fam = k->kind == FLOW_KIND_IPV4 ? AF_INET : AF_INET6;
+
+	if (k->kind != FLOW_KIND_IPV4 && k->kind != FLOW_KIND_IPV6) {
+		snprintf(buf, len, "ethertype 0x%04x", k->ethertype);
+		return;
+	}
+	inet_ntop(fam, k->src, s, sizeof(s));
+	inet_ntop(fam, k->dst, d, sizeof(d));
+	snprintf(buf, len, "%s %s:%u>%s:%u",
+		 k->proto == 6 ? "tcp" : k->proto == 17 ? "udp" : k->proto == 1 ? "icmp" : "ip",
+		 s, k->sport, d, k->dport);
+}
+
 static void if_counters(struct sbuf *b, const char *ifname)
 {
 	static const char *const names[] = { "rx_packets", "rx_bytes", "rx_dropped",
@@ -558,6 +599,23 @@ static void dir_json(struct sbuf *b, struct dir *d)
 			  (double)d->st.delay_last_ns / 1e6, d->st.delay_avg_ns / 1e6,
 			  (double)d->st.delay_max_ns / 1e6);
 	}
+	if (s) {
+		struct choke_hh_item top[10];
+		uint32_t n = choke_hh_top(&d->hh, top, 10), i;
+
+		sb_printf(b, ",\"penalised\":{\"counters\":%u,\"total\":%llu,\"bound\":%llu,"
+			  "\"flows\":[", HH_K, (unsigned long long)choke_hh_total(&d->hh),
+			  (unsigned long long)choke_hh_bound(&d->hh));
+		for (i = 0; i < n; i++) {
+			char label[160];
+
+			key_label(&d->hh_key[top[i].slot], label, sizeof(label));
+			sb_printf(b, "%s{\"flow\":\"%s\",\"estimate\":%llu,\"error\":%llu}",
+				  i ? "," : "", label, (unsigned long long)top[i].count,
+				  (unsigned long long)top[i].err);
+		}
+		sb_printf(b, "]}");
+	}
 	sb_printf(b, ",\"if_in\":");
 	if_counters(b, d->in);
 	sb_printf(b, ",\"if_out\":");
@@ -607,6 +665,19 @@ static void dir_text(struct sbuf *b, struct dir *d)
 			  (unsigned long long)(s->prob_mark + s->forced_mark),
 			  (unsigned long long)(s->prob_drop + s->forced_drop),
 			  (unsigned long long)s->pdrop, (unsigned long long)s->matched);
+		{
+			struct choke_hh_item top[5];
+			uint32_t n = choke_hh_top(&d->hh, top, 5), j;
+
+			for (j = 0; j < n; j++) {
+				char label[160];
+
+				key_label(&d->hh_key[top[j].slot], label, sizeof(label));
+				sb_printf(b, "%s %s %llu (+-%llu)%s", j ? "," : " penalised:", label,
+					  (unsigned long long)top[j].count,
+					  (unsigned long long)top[j].err, j + 1 == n ? "\n" : "");
+			}
+		}
 		sb_printf(b, " queue delay: last %.3f ms, average %.3f ms, max %.3f ms\n",
 			  (double)d->st.delay_last_ns / 1e6, d->st.delay_avg_ns / 1e6,
 			  (double)d->st.delay_max_ns / 1e6);
