@@ -99,8 +99,10 @@ st=$(run "$CHOKE" params fifo limit 64)
 if [ "$st" = 0 ] && [ "$(cat "$tmp/out")" = "limit 64p" ]; then ok params-fifo
 else bad params-fifo "status $st $(cat "$tmp/out")"; fi
 
-# 4. demo: CHOKe protects the light flows; same seed, same output
-st=$(run "$CHOKE" demo --seconds 12 --json)
+# 4. the open-loop demo (choke demo --open-loop; plain `choke demo` is the
+#    simulator's comparison, tested in tests/sim.sh): CHOKe protects the
+#    light flows; same seed, same output
+st=$(run "$CHOKE" demo --open-loop --seconds 12 --json)
 cp "$tmp/out" "$tmp/demo1"
 python3 - "$tmp/demo1" <<'PY' >"$tmp/py" 2>&1
 import json, sys
@@ -119,12 +121,12 @@ PY
 py=$?
 if [ "$st" = 0 ] && [ $py = 0 ]; then ok "demo-choke-protects-light-flows: $(cat "$tmp/py")"
 else bad demo-choke-protects-light-flows "status $st $(cat "$tmp/py" "$tmp/err")"; fi
-"$CHOKE" demo --seconds 12 --json >"$tmp/demo2" 2>&1
+"$CHOKE" demo --open-loop --seconds 12 --json >"$tmp/demo2" 2>&1
 if cmp -s "$tmp/demo1" "$tmp/demo2"; then ok demo-deterministic; else bad demo-deterministic "outputs differ"; fi
-st=$(run "$CHOKE" demo)
+st=$(run "$CHOKE" demo --open-loop)
 if [ "$st" = 0 ] && grep -q "heavy flow's link share" "$tmp/out"; then ok demo-table
 else bad demo-table "status $st"; fi
-st=$(run "$CHOKE" demo --seconds x)
+st=$(run "$CHOKE" demo --open-loop --seconds x)
 if [ "$st" = 1 ] && grep -q -- "--seconds" "$tmp/err"; then ok demo-bad-argument
 else bad demo-bad-argument "status $st"; fi
 

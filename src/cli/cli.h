@@ -8,6 +8,8 @@
 
 int cmd_params(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
+int cmd_sim_demo(int argc, char **argv); /* `choke demo`: cmd_sim.c */
 int cmd_replay(int argc, char **argv);
 int cmd_bridge(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

@@ -16,8 +16,12 @@ static void usage(FILE *f)
 		"commands:\n"
 		"  params [--json] [--strict] [--dev IF | --link-mbit N] [choke|red|fifo] WORDS...\n"
 		"        the configuration the kernel would receive for `tc qdisc ... choke WORDS`\n"
-		"  demo [--seconds N] [--seed N] [--json]\n"
-		"        a heavy unresponsive flow and 20 light flows through FIFO, RED and CHOKe\n"
+		"  demo [--seconds N] [--seed N] [--json | --csv] [--open-loop]\n"
+		"        the paper's 32 TCP + 1 UDP at 2x capacity through FIFO, RED and CHOKe\n"
+		"        (--open-loop: the earlier open-loop workload)\n"
+		"  sim SCENARIO [--set KEY=VALUE]... [--qdisc Q] [--seed N] [--compare]\n"
+		"      [--sweep KEY=A..B:N[:log]] [--plot FILE.png] [--csv | --json]\n"
+		"        packet-level simulation of TCP and UDP through a bottleneck (scenarios/)\n"
 		"  replay [--rate RATE] [--json] [--top N] [--write OUT.pcap] FILE [choke|red|fifo WORDS...]\n"
 		"        what a discipline at a bottleneck would have done to a capture\n"
 		"  bridge --in IF_A --out IF_B --rate RATE [--duplex] [--config FILE] [WORDS...]\n"
@@ -46,7 +50,9 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "params"))
 		return cmd_params(argc - 1, argv + 1);
 	if (!strcmp(cmd, "demo"))
-		return cmd_demo(argc - 1, argv + 1);
+		return cmd_sim_demo(argc - 1, argv + 1);
+	if (!strcmp(cmd, "sim"))
+		return cmd_sim(argc - 1, argv + 1);
 	if (!strcmp(cmd, "bridge"))
 		return cmd_bridge(argc - 1, argv + 1);
 	if (!strcmp(cmd, "stats"))

@@ -1,0 +1,650 @@
+/* Reports of simulator runs: see report.h. */
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const cls_name[SIM_NCLASS] = { "tcp", "udp" };
+
+double sim_run_analytic(const struct sim_run *r)
+{
+	if (strcmp(r->setup.qdisc, "choke") || r->setup.nudp != 1)
+		return -1;
+	return sim_choke_fluid_share(r->setup.udp_rate_c);
+}
+
+static double mbps(uint64_t bytes, double secs)
+{
+	return secs > 0 ? (double)bytes * 8 / secs / 1e6 : 0;
+}
+
+static uint64_t sum_drops(const uint64_t *d)
+{
+	uint64_t s = 0;
+	int k;
+
+	for (k = 0; k < SIM_NDROP; k++)
+		s += d[k];
+	return s;
+}
+
+static uint64_t class_goodput(const struct sim_result *res, int cls)
+{
+	uint64_t s = 0;
+	uint32_t i;
+
+	for (i = 0; i < res->nflows; i++)
+		if (res->flows[i].cls == cls)
+			s += res->flows[i].goodput_bytes;
+	return s;
+}
+
+static double queue_udp_share(const struct sim_result *res)
+{
+	return res->qlen_mean > 0 ? res->qudp_mean / res->qlen_mean : 0;
+}
+
+static void fmt_rate(char *buf, size_t len, double bps)
+{
+	if (bps >= 1e9)
+		snprintf(buf, len, "%g Gbit/s", bps / 1e9);
+	else if (bps >= 1e6)
+		snprintf(buf, len, "%g Mbit/s", bps / 1e6);
+	else
+		snprintf(buf, len, "%g kbit/s", bps / 1e3);
+}
+
+static void header(FILE *f, const struct sim_run *r)
+{
+	const struct sim_setup *s = &r->setup;
+	const struct sim_config *c = &s->cfg;
+	char b[32], u[32];
+
+	fmt_rate(b, sizeof(b), (double)c->btl_bps);
+	fmt_rate(u, sizeof(u), s->udp_rate_bps);
+	fprintf(f, "choke sim: %s, seed %llu\n", s->name, (unsigned long long)c->seed);
+	fprintf(f, "  bottleneck %s, %.3g ms; %u TCP NewReno + %u UDP", b,
+		(double)c->btl_delay_ns * 1e-6, s->ntcp, s->nudp);
+	if (s->nudp)
+		fprintf(f, " (%s, %s in all = %.3gc)",
+			c->flows[s->ntcp].poisson ? "poisson" : "cbr", u, s->udp_rate_c);
+	fprintf(f, "; %u-byte packets\n", c->pkt_size);
+	fprintf(f, "  %s: %s\n", s->qdisc, s->qline);
+	fprintf(f, "  %.6g s simulated, the first %.6g s not measured\n",
+		(double)c->duration_ns * 1e-9, (double)c->warmup_ns * 1e-9);
+}
+
+static void flow_row(FILE *f, const struct sim_result *res, uint32_t i)
+{
+	const struct sim_flow_result *fr = &res->flows[i];
+	double secs = res->measured_s;
+	double total = 0;
+	int k;
+
+	for (k = 0; k < SIM_NCLASS; k++)
+		total += (double)res->link_bytes[k];
+	fprintf(f, "%6u %-4s %8.2f %9.4f %7.4f %7llu %7llu %7llu %6llu %6llu %6llu %5llu %5llu\n",
+		i, cls_name[fr->cls], (double)fr->base_rtt_ns * 1e-6,
+		mbps(fr->goodput_bytes, secs), total > 0 ? (double)fr->link_bytes / total : 0,
+		(unsigned long long)fr->sent_pkts,
+		(unsigned long long)fr->drops[SIM_DROP_MATCH] + fr->drops[SIM_DROP_VICTIM],
+		(unsigned long long)fr->drops[SIM_DROP_EARLY] + fr->drops[SIM_DROP_FORCED],
+		(unsigned long long)fr->drops[SIM_DROP_LIMIT],
+		(unsigned long long)fr->drops[SIM_DROP_ACCESS] + fr->drops[SIM_DROP_INJECTED],
+		(unsigned long long)fr->marks, (unsigned long long)fr->tcp.timeouts,
+		(unsigned long long)fr->tcp.fast_retransmits);
+}
+
+static void tcp_totals(const struct sim_result *res, struct tcp_stats *t);
+
+static uint64_t timeouts_of(const struct sim_result *res)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < res->nflows; i++)
+		n += res->flows[i].tcp.timeouts;
+	return n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void sim_report_text(FILE *f, const struct sim_run *r, int all_flows)
+{
+	const struct sim_result *res = &r->res;
+	const struct sim_setup *s = &r->setup;
+	double secs = res->measured_s, an = sim_run_analytic(r);
+	uint32_t i;
+	int k, b;
+
+	header(f, r);
+	fprintf(f, "\n%6s %-4s %8s %9s %7s %7s %7s %7s %6s %6s %6s %5s %5s\n", "flow", "kind",
+		"rtt_ms", "goodput", "share", "sent", "match", "red", "limit", "other",
+		"marks", "rto", "frtx");
+	fprintf(f, "%6s %-4s %8s %9s %7s %7s %7s %7s %6s %6s %6s %5s %5s\n", "", "", "(base)",
+		"Mbit/s", "of link", "pkts", "drops", "drops", "drops", "drops", "", "", "");
+	if (all_flows || res->nflows <= 40) {
+		for (i = 0; i < res->nflows; i++)
+			flow_row(f, res, i);
+	} else {
+		double *g = malloc(s->ntcp * sizeof(*g) + 1);
+		uint32_t n = 0;
+
+		for (i = 0; i < 5 && i < s->ntcp; i++)
+			flow_row(f, res, i);
+		if (s->ntcp > 5)
+			fprintf(f, "%6s ... %u more TCP flows (--flows lists them)\n", "",
+				s->ntcp - 5);
+		for (i = s->ntcp; i < res->nflows && i < s->ntcp + 8; i++)
+			flow_row(f, res, i);
+		if (s->nudp > 8)
+			fprintf(f, "%6s ... %u more UDP flows\n", "", s->nudp - 8);
+		if (g) {
+			for (i = 0; i < s->ntcp; i++)
+				g[n++] = mbps(res->flows[i].goodput_bytes, secs);
+			if (n) {
+				qsort(g, n, sizeof(*g), cmp_double);
+				fprintf(f, "  TCP goodput per flow, Mbit/s: min %.4g, median %.4g, "
+					"max %.4g\n", g[0], g[n / 2], g[n - 1]);
+			}
+			free(g);
+		}
+	}
+	fprintf(f, "\n%-6s %9s %9s %8s %8s %8s %8s %8s %8s %8s\n", "class", "share",
+		"goodput", "match", "victim", "early", "forced", "limit", "access", "marks");
+	for (k = 0; k < SIM_NCLASS; k++)
+		fprintf(f, "%-6s %9.4f %9.4f %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
+			cls_name[k], res->share[k], mbps(class_goodput(res, k), secs),
+			(unsigned long long)res->drops[k][SIM_DROP_MATCH],
+			(unsigned long long)res->drops[k][SIM_DROP_VICTIM],
+			(unsigned long long)res->drops[k][SIM_DROP_EARLY],
+			(unsigned long long)res->drops[k][SIM_DROP_FORCED],
+			(unsigned long long)res->drops[k][SIM_DROP_LIMIT],
+			(unsigned long long)res->drops[k][SIM_DROP_ACCESS] +
+				res->drops[k][SIM_DROP_INJECTED],
+			(unsigned long long)res->marks[k]);
+	fprintf(f, "\nlink utilisation             %.4f\n", res->utilization);
+	if (res->jain_tcp >= 0)
+		fprintf(f, "Jain's index over TCP flows  %.4f\n", res->jain_tcp);
+	else
+		fprintf(f, "Jain's index over TCP flows  - (no TCP goodput)\n");
+	fprintf(f, "UDP share of the link        %.4f", res->share[SIM_UDP]);
+	if (an >= 0)
+		fprintf(f, "   (fluid model for CHOKe at %.3gc: %.4f)", s->udp_rate_c, an);
+	fprintf(f, "\nqueue, mean packets          %.2f (UDP %.2f, a share of %.4f)\n",
+		res->qlen_mean, res->qudp_mean, queue_udp_share(res));
+	fprintf(f, "queueing delay, mean ms      TCP %.2f, UDP %.2f\n", res->qdelay_ms[SIM_TCP],
+		res->qdelay_ms[SIM_UDP]);
+	fprintf(f, "UDP fraction by position     ");
+	if (res->pos_samples) {
+		for (b = 0; b < SIM_POS_BINS; b++)
+			fprintf(f, "%s%.3f", b ? " " : "head ", res->pos_udp[b]);
+		fprintf(f, " tail (%llu samples)\n", (unsigned long long)res->pos_samples);
+	} else {
+		fprintf(f, "(no samples)\n");
+	}
+	{
+		struct tcp_stats t;
+
+		tcp_totals(res, &t);
+		fprintf(f, "TCP                          %llu retransmits, %llu fast "
+			"retransmits, %llu partial ACKs, %llu timeouts, %llu ECN reductions\n",
+			(unsigned long long)t.retransmits, (unsigned long long)t.fast_retransmits,
+			(unsigned long long)t.partial_acks, (unsigned long long)t.timeouts,
+			(unsigned long long)t.ecn_reductions);
+	}
+	fprintf(f, "core counters                matched %llu, early drops %llu, early marks "
+		"%llu, forced drops %llu, forced marks %llu, tail drops %llu\n",
+		(unsigned long long)res->qst.matched, (unsigned long long)res->qst.prob_drop,
+		(unsigned long long)res->qst.prob_mark, (unsigned long long)res->qst.forced_drop,
+		(unsigned long long)res->qst.forced_mark, (unsigned long long)res->qst.pdrop);
+	fprintf(f, "events %llu, bottleneck packets %llu (data and ACKs)\n",
+		(unsigned long long)res->events, (unsigned long long)res->btl_pkts);
+}
+
+static void tcp_totals(const struct sim_result *res, struct tcp_stats *t)
+{
+	uint32_t i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < res->nflows; i++) {
+		const struct tcp_stats *x = &res->flows[i].tcp;
+
+		t->segs_sent += x->segs_sent;
+		t->retransmits += x->retransmits;
+		t->fast_retransmits += x->fast_retransmits;
+		t->partial_acks += x->partial_acks;
+		t->timeouts += x->timeouts;
+		t->ecn_reductions += x->ecn_reductions;
+	}
+}
+
+static void json_drops(FILE *f, const uint64_t *d)
+{
+	int k;
+
+	fputc('{', f);
+	for (k = 0; k < SIM_NDROP; k++)
+		fprintf(f, "%s\"%s\":%llu", k ? "," : "", sim_drop_names[k],
+			(unsigned long long)d[k]);
+	fprintf(f, ",\"total\":%llu}", (unsigned long long)sum_drops(d));
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* JSON numbers: finite, compact, exact enough to compare runs */
+static void jnum(FILE *f, double v)
+{
+	if (v != v || v > 1e300 || v < -1e300)
+		v = 0;
+	fprintf(f, "%.6g", v);
+}
+
+static void run_json(FILE *f, const struct sim_run *r, int speed, int with_flows)
+{
+	const struct sim_result *res = &r->res;
+	const struct sim_setup *s = &r->setup;
+	const struct sim_config *c = &s->cfg;
+	struct tcp_stats t;
+	double secs = res->measured_s, an = sim_run_analytic(r);
+	uint32_t i;
+	int k, b;
+
+	tcp_totals(res, &t);
+	fprintf(f, "{\"scenario\":");
+	json_string(f, s->name);
+	fprintf(f, ",\"discipline\":\"%s\",\"qdisc\":\"%s\",\"queue\":", s->qdisc, s->qdisc);
+	json_string(f, s->qline);
+	fprintf(f, ",\"seed\":%llu,\"duration_s\":", (unsigned long long)c->seed);
+	jnum(f, (double)c->duration_ns * 1e-9);
+	fprintf(f, ",\"warmup_s\":");
+	jnum(f, (double)c->warmup_ns * 1e-9);
+	fprintf(f, ",\"bottleneck_bps\":%llu,\"tcp_flows\":%u,\"udp_flows\":%u,\"udp_rate_bps\":",
+		(unsigned long long)c->btl_bps, s->ntcp, s->nudp);
+	jnum(f, s->udp_rate_bps);
+	fprintf(f, ",\"udp_rate_c\":");
+	jnum(f, s->udp_rate_c);
+	if (r->value[0]) {
+		fprintf(f, ",\"value\":");
+		json_string(f, r->value);
+	}
+	fprintf(f, ",\"utilization\":");
+	jnum(f, res->utilization);
+	fprintf(f, ",\"jain_tcp\":");
+	if (res->jain_tcp >= 0)
+		jnum(f, res->jain_tcp);
+	else
+		fprintf(f, "null");
+	fprintf(f, ",\"share\":{\"tcp\":");
+	jnum(f, res->share[SIM_TCP]);
+	fprintf(f, ",\"udp\":");
+	jnum(f, res->share[SIM_UDP]);
+	fprintf(f, "},\"analytic_udp_share\":");
+	if (an >= 0)
+		jnum(f, an);
+	else
+		fprintf(f, "null");
+	fprintf(f, ",\"goodput_mbps\":{\"tcp\":");
+	jnum(f, mbps(class_goodput(res, SIM_TCP), secs));
+	fprintf(f, ",\"udp\":");
+	jnum(f, mbps(class_goodput(res, SIM_UDP), secs));
+	fprintf(f, "},\"queue\":{\"mean_pkts\":");
+	jnum(f, res->qlen_mean);
+	fprintf(f, ",\"udp_mean_pkts\":");
+	jnum(f, res->qudp_mean);
+	fprintf(f, ",\"udp_share\":");
+	jnum(f, queue_udp_share(res));
+	fprintf(f, ",\"delay_ms\":{\"tcp\":");
+	jnum(f, res->qdelay_ms[SIM_TCP]);
+	fprintf(f, ",\"udp\":");
+	jnum(f, res->qdelay_ms[SIM_UDP]);
+	fprintf(f, "},\"samples\":%llu,\"udp_by_position\":[", (unsigned long long)res->pos_samples);
+	for (b = 0; b < SIM_POS_BINS; b++) {
+		if (b)
+			fputc(',', f);
+		jnum(f, res->pos_udp[b]);
+	}
+	fprintf(f, "]},\"drops\":{");
+	for (k = 0; k < SIM_NCLASS; k++) {
+		fprintf(f, "%s\"%s\":", k ? "," : "", cls_name[k]);
+		json_drops(f, res->drops[k]);
+	}
+	fprintf(f, "},\"marks\":{\"tcp\":%llu,\"udp\":%llu}",
+		(unsigned long long)res->marks[SIM_TCP], (unsigned long long)res->marks[SIM_UDP]);
+	fprintf(f, ",\"core\":{\"matched\":%llu,\"prob_drop\":%llu,\"prob_mark\":%llu,"
+		"\"forced_drop\":%llu,\"forced_mark\":%llu,\"pdrop\":%llu,\"sent_pkts\":%llu,"
+		"\"drops\":%llu}",
+		(unsigned long long)res->qst.matched, (unsigned long long)res->qst.prob_drop,
+		(unsigned long long)res->qst.prob_mark, (unsigned long long)res->qst.forced_drop,
+		(unsigned long long)res->qst.forced_mark, (unsigned long long)res->qst.pdrop,
+		(unsigned long long)res->qst.sent_pkts, (unsigned long long)res->qst.drops);
+	fprintf(f, ",\"tcp\":{\"segments\":%llu,\"retransmits\":%llu,\"fast_retransmits\":%llu,"
+		"\"partial_acks\":%llu,\"timeouts\":%llu,\"ecn_reductions\":%llu}",
+		(unsigned long long)t.segs_sent, (unsigned long long)t.retransmits,
+		(unsigned long long)t.fast_retransmits, (unsigned long long)t.partial_acks,
+		(unsigned long long)t.timeouts, (unsigned long long)t.ecn_reductions);
+	fprintf(f, ",\"events\":%llu,\"bottleneck_pkts\":%llu",
+		(unsigned long long)res->events, (unsigned long long)res->btl_pkts);
+	if (speed) {
+		fprintf(f, ",\"speed\":{\"wall_s\":");
+		jnum(f, res->wall_s);
+		fprintf(f, ",\"cpu_s\":");
+		jnum(f, res->cpu_s);
+		fprintf(f, ",\"events_per_s\":");
+		jnum(f, res->wall_s > 0 ? (double)res->events / res->wall_s : 0);
+		fprintf(f, ",\"bottleneck_pkts_per_s\":");
+		jnum(f, res->wall_s > 0 ? (double)res->btl_pkts / res->wall_s : 0);
+		fprintf(f, "}");
+	}
+	if (with_flows) {
+		double total = (double)res->link_bytes[0] + (double)res->link_bytes[1];
+
+		fprintf(f, ",\"flows\":[");
+		for (i = 0; i < res->nflows; i++) {
+			const struct sim_flow_result *fr = &res->flows[i];
+
+			fprintf(f, "%s{\"flow\":%u,\"kind\":\"%s\",\"base_rtt_ms\":", i ? "," : "",
+				i, cls_name[fr->cls]);
+			jnum(f, (double)fr->base_rtt_ns * 1e-6);
+			fprintf(f, ",\"goodput_mbps\":");
+			jnum(f, mbps(fr->goodput_bytes, secs));
+			fprintf(f, ",\"link_share\":");
+			jnum(f, total > 0 ? (double)fr->link_bytes / total : 0);
+			fprintf(f, ",\"sent_pkts\":%llu,\"link_pkts\":%llu,\"drops\":",
+				(unsigned long long)fr->sent_pkts, (unsigned long long)fr->link_pkts);
+			json_drops(f, fr->drops);
+			fprintf(f, ",\"marks\":%llu", (unsigned long long)fr->marks);
+			if (fr->cls == SIM_TCP) {
+				fprintf(f, ",\"retransmits\":%llu,\"fast_retransmits\":%llu,"
+					"\"partial_acks\":%llu,\"timeouts\":%llu,"
+					"\"ecn_reductions\":%llu,\"srtt_ms\":",
+					(unsigned long long)fr->tcp.retransmits,
+					(unsigned long long)fr->tcp.fast_retransmits,
+					(unsigned long long)fr->tcp.partial_acks,
+					(unsigned long long)fr->tcp.timeouts,
+					(unsigned long long)fr->tcp.ecn_reductions);
+				jnum(f, (double)fr->srtt_ns * 1e-6);
+				fprintf(f, ",\"done\":%s,\"fct_s\":", fr->done ? "true" : "false");
+				if (fr->done)
+					jnum(f, (double)fr->fct_ns * 1e-9);
+				else
+					fprintf(f, "null");
+			}
+			fputc('}', f);
+		}
+		fputc(']', f);
+	}
+	fputc('}', f);
+}
+
+void sim_report_json(FILE *f, const struct sim_run *r, int speed)
+{
+	run_json(f, r, speed, 1);
+	fputc('\n', f);
+}
+
+static const char *csv_cols =
+	"discipline,utilization,jain_tcp,share_tcp,share_udp,analytic_udp_share,"
+	"goodput_tcp_mbps,goodput_udp_mbps,queue_mean_pkts,queue_udp_share,"
+	"qdelay_tcp_ms,qdelay_udp_ms,drops_match,drops_victim,drops_early,drops_forced,"
+	"drops_limit,drops_access,marks,tcp_timeouts,tcp_fast_retransmits,events,"
+	"bottleneck_pkts";
+
+static void csv_row(FILE *f, const struct sim_run *r)
+{
+	const struct sim_result *res = &r->res;
+	struct tcp_stats t;
+	double an = sim_run_analytic(r);
+	int k;
+
+	tcp_totals(res, &t);
+	fprintf(f, "%s,%.6g,", r->setup.qdisc, res->utilization);
+	if (res->jain_tcp >= 0)
+		fprintf(f, "%.6g", res->jain_tcp);
+	fprintf(f, ",%.6g,%.6g,", res->share[SIM_TCP], res->share[SIM_UDP]);
+	if (an >= 0)
+		fprintf(f, "%.6g", an);
+	fprintf(f, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", mbps(class_goodput(res, SIM_TCP), res->measured_s),
+		mbps(class_goodput(res, SIM_UDP), res->measured_s), res->qlen_mean,
+		queue_udp_share(res), res->qdelay_ms[SIM_TCP], res->qdelay_ms[SIM_UDP]);
+	for (k = 0; k <= SIM_DROP_ACCESS; k++)
+		fprintf(f, ",%llu", (unsigned long long)(res->drops[0][k] + res->drops[1][k]));
+	fprintf(f, ",%llu,%llu,%llu,%llu,%llu\n",
+		(unsigned long long)(res->marks[0] + res->marks[1]),
+		(unsigned long long)t.timeouts, (unsigned long long)t.fast_retransmits,
+		(unsigned long long)res->events, (unsigned long long)res->btl_pkts);
+}
+
+void sim_summary_csv(FILE *f, const char *key, const struct sim_run *r, int n)
+{
+	int i;
+
+	if (key)
+		fprintf(f, "%s,", key);
+	fprintf(f, "%s\n", csv_cols);
+	for (i = 0; i < n; i++) {
+		if (key)
+			fprintf(f, "%s,", r[i].value);
+		csv_row(f, &r[i]);
+	}
+}
+
+void sim_report_csv(FILE *f, const struct sim_run *r)
+{
+	const struct sim_result *res = &r->res;
+	double total = (double)res->link_bytes[0] + (double)res->link_bytes[1];
+	uint32_t i;
+	int k;
+
+	sim_summary_csv(f, NULL, r, 1);
+	fprintf(f, "\nflow,kind,base_rtt_ms,goodput_mbps,link_share,sent_pkts,link_pkts");
+	for (k = 0; k < SIM_NDROP; k++)
+		fprintf(f, ",drops_%s", sim_drop_names[k]);
+	fprintf(f, ",marks,retransmits,fast_retransmits,partial_acks,timeouts,ecn_reductions\n");
+	for (i = 0; i < res->nflows; i++) {
+		const struct sim_flow_result *fr = &res->flows[i];
+
+		fprintf(f, "%u,%s,%.6g,%.6g,%.6g,%llu,%llu", i, cls_name[fr->cls],
+			(double)fr->base_rtt_ns * 1e-6, mbps(fr->goodput_bytes, res->measured_s),
+			total > 0 ? (double)fr->link_bytes / total : 0,
+			(unsigned long long)fr->sent_pkts, (unsigned long long)fr->link_pkts);
+		for (k = 0; k < SIM_NDROP; k++)
+			fprintf(f, ",%llu", (unsigned long long)fr->drops[k]);
+		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)fr->marks,
+			(unsigned long long)fr->tcp.retransmits,
+			(unsigned long long)fr->tcp.fast_retransmits,
+			(unsigned long long)fr->tcp.partial_acks,
+			(unsigned long long)fr->tcp.timeouts,
+			(unsigned long long)fr->tcp.ecn_reductions);
+	}
+}
+
+void sim_compare_text(FILE *f, const struct sim_run *r, int n)
+{
+	int d, k;
+	double an = -1;
+
+	header(f, &r[n - 1]);
+	fprintf(f, "  (the discipline line is the last column's; all share the same words)\n\n");
+	fprintf(f, "%-30s", "");
+	for (d = 0; d < n; d++)
+		fprintf(f, " %10s", r[d].setup.qdisc);
+	fprintf(f, "\n");
+#define ROW(label, fmt, expr)                                                  \
+	do {                                                                   \
+		fprintf(f, "%-30s", label);                                    \
+		for (d = 0; d < n; d++)                                        \
+			fprintf(f, " " fmt, expr);                             \
+		fprintf(f, "\n");                                              \
+	} while (0)
+	ROW("UDP share of the link", "%10.4f", r[d].res.share[SIM_UDP]);
+	ROW("TCP share of the link", "%10.4f", r[d].res.share[SIM_TCP]);
+	ROW("TCP goodput, Mbit/s", "%10.4f",
+	    mbps(class_goodput(&r[d].res, SIM_TCP), r[d].res.measured_s));
+	ROW("UDP goodput, Mbit/s", "%10.4f",
+	    mbps(class_goodput(&r[d].res, SIM_UDP), r[d].res.measured_s));
+	fprintf(f, "%-30s", "Jain's index over TCP flows");
+	for (d = 0; d < n; d++) {
+		if (r[d].res.jain_tcp >= 0)
+			fprintf(f, " %10.4f", r[d].res.jain_tcp);
+		else
+			fprintf(f, " %10s", "-");
+	}
+	fprintf(f, "\n");
+	ROW("link utilisation", "%10.4f", r[d].res.utilization);
+	ROW("queue, mean packets", "%10.1f", r[d].res.qlen_mean);
+	ROW("UDP share of the queue", "%10.4f", queue_udp_share(&r[d].res));
+	ROW("queueing delay TCP, ms", "%10.1f", r[d].res.qdelay_ms[SIM_TCP]);
+	for (k = 0; k <= SIM_DROP_ACCESS; k++) {
+		char label[40];
+		static const char *const what[] = { "matched arrivals", "match victims",
+			"early (RED)", "forced (avg>max)", "tail (limit)", "access link" };
+
+		snprintf(label, sizeof(label), "drops: %s", what[k]);
+		ROW(label, "%10llu",
+		    (unsigned long long)(r[d].res.drops[0][k] + r[d].res.drops[1][k]));
+	}
+	ROW("UDP packets dropped", "%10llu", (unsigned long long)sum_drops(r[d].res.drops[1]));
+	ROW("TCP timeouts", "%10llu", (unsigned long long)timeouts_of(&r[d].res));
+#undef ROW
+	for (d = 0; d < n; d++)
+		if (sim_run_analytic(&r[d]) >= 0)
+			an = sim_run_analytic(&r[d]);
+	if (an >= 0)
+		fprintf(f, "\nCHOKe's fluid model (many TCP flows) at %.3gc: UDP share %.4f\n",
+			r[0].setup.udp_rate_c, an);
+}
+
+void sim_compare_json(FILE *f, const struct sim_run *r, int n, int speed)
+{
+	int d;
+
+	fprintf(f, "{\"scenario\":");
+	json_string(f, r[0].setup.name);
+	fprintf(f, ",\"disciplines\":[");
+	for (d = 0; d < n; d++) {
+		if (d)
+			fputc(',', f);
+		run_json(f, &r[d], speed, 1);
+	}
+	fprintf(f, "]}\n");
+}
+
+void sim_sweep_text(FILE *f, const char *key, const struct sim_run *r, int npoints,
+		    int nq)
+{
+	int p, d, any_an = 0;
+
+	for (p = 0; p < npoints * nq; p++)
+		if (sim_run_analytic(&r[p]) >= 0)
+			any_an = 1;
+	header(f, &r[nq - 1]);
+	fprintf(f, "  sweep of %s over %d points (the lines above show the first)\n\n", key,
+		npoints);
+	fprintf(f, "%-12s", key);
+	for (d = 0; d < nq; d++)
+		fprintf(f, " %9s", r[d].setup.qdisc);
+	if (any_an)
+		fprintf(f, " %9s", "fluid");
+	fprintf(f, " |");
+	for (d = 0; d < nq; d++)
+		fprintf(f, " %9s", r[d].setup.qdisc);
+	fprintf(f, " |");
+	for (d = 0; d < nq; d++)
+		fprintf(f, " %9s", r[d].setup.qdisc);
+	fprintf(f, "\n%-12s", "");
+	fprintf(f, " %*s", 10 * nq - 1 + (any_an ? 10 : 0), "UDP share of the link");
+	fprintf(f, " | %*s", 10 * nq - 1, "UDP share of queue");
+	fprintf(f, " | %*s\n", 10 * nq - 1, "Jain's index (TCP)");
+	for (p = 0; p < npoints; p++) {
+		const struct sim_run *row = &r[p * nq];
+		double an = -1;
+
+		fprintf(f, "%-12s", row[0].value);
+		for (d = 0; d < nq; d++) {
+			fprintf(f, " %9.4f", row[d].res.share[SIM_UDP]);
+			if (sim_run_analytic(&row[d]) >= 0)
+				an = sim_run_analytic(&row[d]);
+		}
+		if (any_an) {
+			if (an >= 0)
+				fprintf(f, " %9.4f", an);
+			else
+				fprintf(f, " %9s", "-");
+		}
+		fprintf(f, " |");
+		for (d = 0; d < nq; d++)
+			fprintf(f, " %9.4f", queue_udp_share(&row[d].res));
+		fprintf(f, " |");
+		for (d = 0; d < nq; d++) {
+			if (row[d].res.jain_tcp >= 0)
+				fprintf(f, " %9.4f", row[d].res.jain_tcp);
+			else
+				fprintf(f, " %9s", "-");
+		}
+		fprintf(f, "\n");
+	}
+}
+
+void sim_sweep_json(FILE *f, const char *key, const struct sim_run *r, int npoints,
+		    int nq, int speed)
+{
+	int p, d;
+
+	fprintf(f, "{\"scenario\":");
+	json_string(f, r[0].setup.name);
+	fprintf(f, ",\"sweep\":");
+	json_string(f, key);
+	fprintf(f, ",\"points\":[");
+	for (p = 0; p < npoints; p++) {
+		fprintf(f, "%s{\"value\":", p ? "," : "");
+		json_string(f, r[p * nq].value);
+		fprintf(f, ",\"x\":");
+		jnum(f, r[p * nq].x);
+		fprintf(f, ",\"runs\":[");
+		for (d = 0; d < nq; d++) {
+			if (d)
+				fputc(',', f);
+			run_json(f, &r[p * nq + d], speed, 1);
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "]}\n");
+}
+
+void sim_report_speed(FILE *f, const struct sim_run *r, int n)
+{
+	double w = 0, c = 0, ev = 0, pk = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		w += r[i].res.wall_s;
+		c += r[i].res.cpu_s;
+		ev += (double)r[i].res.events;
+		pk += (double)r[i].res.btl_pkts;
+	}
+	fprintf(f, "choke sim: speed: %d run%s, %.3f s elapsed (%.3f s CPU) in the engine, "
+		"%.0f events (%.3g/s elapsed, %.3g/s CPU), %.0f bottleneck packets "
+		"(%.3g/s elapsed, %.3g/s CPU)\n",
+		n, n == 1 ? "" : "s", w, c, ev, w > 0 ? ev / w : 0, c > 0 ? ev / c : 0, pk,
+		w > 0 ? pk / w : 0, c > 0 ? pk / c : 0);
+}

@@ -1,0 +1,834 @@
+/* Scenario files, overrides and their resolution: see scenario.h. */
+#include "scenario.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rng.h"
+
+#define NS 1e9
+
+const struct sim_key sim_scenario_keys[] = {
+	{ "name", SIM_KT_STR, "unnamed", 0, 0, "a label for the output" },
+	{ "description", SIM_KT_STR, "", 0, 0, "free text, ignored" },
+	{ "duration", SIM_KT_TIME, "100s", 0, 0, "simulated time in all" },
+	{ "warmup", SIM_KT_TIME, "20s", 0, 0, "time at the start that is not measured" },
+	{ "seed", SIM_KT_UINT, "1", 0, 18446744073709551615.0, "seed of every random choice" },
+	{ "pkt_size", SIM_KT_SIZE, "1000", 64, 65535, "bytes of a data packet on the wire (TCP and UDP)" },
+	{ "ack_size", SIM_KT_SIZE, "40", 20, 65535, "bytes of an ACK" },
+	{ "bottleneck_rate", SIM_KT_BRATE, "1mbit", 0, 0, "bottleneck capacity (the c of rates like 2c)" },
+	{ "bottleneck_delay", SIM_KT_TIME, "1ms", 0, 0, "bottleneck propagation delay (each way)" },
+	{ "qdisc", SIM_KT_QDISC, "choke", 0, 0, "fifo | red | choke [tc words]" },
+	{ "queue", SIM_KT_WORDS, "limit 300 min 100 max 200", 0, 0,
+	  "tc words of the discipline (bandwidth and avpkt are added from the link and pkt_size when absent; fifo reads only limit)" },
+	{ "sample_interval", SIM_KT_TIME, "100ms", 0, 0, "period of queue-position samples (0: none)" },
+	{ "tcp_flows", SIM_KT_UINT, "32", 0, 1000000, "number of TCP NewReno flows" },
+	{ "tcp_access_rate", SIM_KT_RATE, "10mbit", 0, 0, "each TCP sender's access link" },
+	{ "tcp_access_delay", SIM_KT_RANGE, "1ms", 0, 0,
+	  "access delay (each way); A..B spreads the flows evenly from A to B" },
+	{ "tcp_access_limit", SIM_KT_UINT, "1000", 0, 100000000, "packets that may wait at a TCP access link (0: unbounded)" },
+	{ "tcp_start", SIM_KT_RANGE, "0..1s", 0, 0, "start time; A..B draws each flow's uniformly" },
+	{ "tcp_bytes", SIM_KT_SIZE, "0", 0, 1e15, "bytes per transfer (rounded up to packets); 0: unlimited" },
+	{ "tcp_iw", SIM_KT_UINT, "0", 0, 100000, "initial window in packets; 0: RFC 5681's rule" },
+	{ "tcp_rwnd", SIM_KT_UINT, "0", 0, 1000000000, "receiver window in packets; 0: unlimited" },
+	{ "tcp_min_rto", SIM_KT_TIME, "1s", 0, 0, "minimum retransmission timeout (RFC 6298: 1 s)" },
+	{ "tcp_init_rto", SIM_KT_TIME, "1s", 0, 0, "initial retransmission timeout" },
+	{ "tcp_max_rto", SIM_KT_TIME, "60s", 0, 0, "maximum retransmission timeout" },
+	{ "tcp_granularity", SIM_KT_TIME, "1ms", 0, 0, "clock granularity G of RFC 6298" },
+	{ "tcp_dupthresh", SIM_KT_UINT, "3", 1, 1000, "duplicate ACKs that trigger fast retransmit" },
+	{ "tcp_limited_transmit", SIM_KT_BOOL, "1", 0, 0, "RFC 3042 limited transmit" },
+	{ "tcp_delack", SIM_KT_BOOL, "0", 0, 0, "receivers delay ACKs" },
+	{ "tcp_delack_count", SIM_KT_UINT, "2", 1, 1000, "ACK every n-th segment when delaying" },
+	{ "tcp_delack_timeout", SIM_KT_TIME, "200ms", 0, 0, "delayed-ACK timer" },
+	{ "tcp_ecn", SIM_KT_BOOL, "0", 0, 0, "TCP uses ECN (RFC 3168); marking needs the queue's ecn word" },
+	{ "udp_flows", SIM_KT_UINT, "1", 0, 1000000, "number of unresponsive UDP flows" },
+	{ "udp_rate", SIM_KT_RATE, "2c", 0, 0, "total UDP rate, shared equally by the UDP flows" },
+	{ "udp_kind", SIM_KT_UDPKIND, "cbr", 0, 0, "cbr (constant gaps) | poisson" },
+	{ "udp_jitter", SIM_KT_FRAC, "0", 0, 1,
+	  "CBR: each packet is sent up to this fraction of its gap late (uniformly); 0: exact" },
+	{ "udp_ecn", SIM_KT_BOOL, "0", 0, 0, "UDP packets are ECN-capable (marked instead of dropped early)" },
+	{ "udp_access_rate", SIM_KT_RATE, "100mbit", 0, 0, "each UDP sender's access link" },
+	{ "udp_access_delay", SIM_KT_RANGE, "1ms", 0, 0, "UDP access delay (each way); A..B spreads" },
+	{ "udp_access_limit", SIM_KT_UINT, "1000", 0, 100000000, "packets that may wait at a UDP access link (0: unbounded)" },
+	{ "udp_start", SIM_KT_RANGE, "0", 0, 0, "UDP start time; A..B draws each flow's uniformly" },
+};
+const unsigned sim_scenario_nkeys = sizeof(sim_scenario_keys) / sizeof(sim_scenario_keys[0]);
+
+static int err_at(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int err_at(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int sim_scenario_key(const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < sim_scenario_nkeys; i++)
+		if (!strcmp(sim_scenario_keys[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+int sim_scenario_init(struct sim_scenario *sc)
+{
+	unsigned i;
+
+	sc->val = calloc(sim_scenario_nkeys, sizeof(*sc->val));
+	sc->where = calloc(sim_scenario_nkeys, sizeof(*sc->where));
+	if (!sc->val || !sc->where) {
+		sim_scenario_free(sc);
+		return -1;
+	}
+	for (i = 0; i < sim_scenario_nkeys; i++) {
+		sc->val[i] = strdup(sim_scenario_keys[i].def);
+		if (!sc->val[i]) {
+			sim_scenario_free(sc);
+			return -1;
+		}
+		snprintf(sc->where[i], SIM_WHERE_LEN, "the default");
+	}
+	return 0;
+}
+
+void sim_scenario_free(struct sim_scenario *sc)
+{
+	unsigned i;
+
+	if (sc->val)
+		for (i = 0; i < sim_scenario_nkeys; i++)
+			free(sc->val[i]);
+	free(sc->val);
+	free(sc->where);
+	sc->val = NULL;
+	sc->where = NULL;
+}
+
+int sim_scenario_copy(struct sim_scenario *dst, const struct sim_scenario *src)
+{
+	unsigned i;
+
+	if (sim_scenario_init(dst))
+		return -1;
+	for (i = 0; i < sim_scenario_nkeys; i++) {
+		char *v = strdup(src->val[i]);
+
+		if (!v) {
+			sim_scenario_free(dst);
+			return -1;
+		}
+		free(dst->val[i]);
+		dst->val[i] = v;
+		memcpy(dst->where[i], src->where[i], SIM_WHERE_LEN);
+	}
+	return 0;
+}
+
+/* ---- value syntax ---- */
+
+/* strtod that refuses NaN, infinities, hex and empty input */
+static int parse_number(const char *s, double *v, const char **rest)
+{
+	char *end;
+	const char *p = s;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!(isdigit((unsigned char)*p) || *p == '.' ||
+	      ((*p == '-' || *p == '+') && (isdigit((unsigned char)p[1]) || p[1] == '.'))))
+		return -1;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		return -1;
+	errno = 0;
+	*v = strtod(p, &end);
+	if (end == p || errno == ERANGE || !isfinite(*v))
+		return -1;
+	*rest = end;
+	return 0;
+}
+
+int sim_parse_time(const char *s, uint64_t *ns)
+{
+	double v, mul = NS;
+	const char *u;
+
+	if (parse_number(s, &v, &u) || v < 0)
+		return -1;
+	if (!*u || !strcmp(u, "s") || !strcmp(u, "sec"))
+		mul = NS;
+	else if (!strcmp(u, "ms") || !strcmp(u, "msec"))
+		mul = 1e6;
+	else if (!strcmp(u, "us") || !strcmp(u, "usec"))
+		mul = 1e3;
+	else if (!strcmp(u, "ns") || !strcmp(u, "nsec"))
+		mul = 1;
+	else
+		return -1;
+	v *= mul;
+	if (v > 1e17) /* about three years */
+		return -1;
+	*ns = (uint64_t)llround(v);
+	return 0;
+}
+
+int sim_parse_rate(const char *s, double cap_bps, double *bps)
+{
+	size_t n = strlen(s);
+	uint64_t bytes;
+	double v;
+	const char *u;
+
+	if (n > 1 && (s[n - 1] == 'c' || s[n - 1] == 'C') && cap_bps > 0) {
+		if (parse_number(s, &v, &u) || strcasecmp(u, "c") || !(v > 0))
+			return -1;
+		*bps = v * cap_bps;
+	} else {
+		if (parse_number(s, &v, &u) || !(v > 0) || choke_tc_get_rate(s, 1, &bytes))
+			return -1;
+		/* tc's rates are whole bytes per second */
+		*bps = (double)bytes * 8;
+		if (!(*bps > 0))
+			return -1;
+	}
+	if (*bps > 1e13) /* 10 Tbit/s */
+		return -1;
+	return 0;
+}
+
+static int parse_uint(const char *s, double lo, double hi, uint64_t *out)
+{
+	const char *p = s;
+	uint64_t v = 0;
+
+	if (!*p)
+		return -1;
+	for (; *p; p++) {
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if ((double)v < lo || (double)v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_frac(const char *s, double *v)
+{
+	const char *u;
+
+	if (parse_number(s, v, &u) || *u || *v < 0 || *v > 1)
+		return -1;
+	return 0;
+}
+
+static int parse_bool(const char *s, int *b)
+{
+	if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "on") ||
+	    !strcasecmp(s, "true"))
+		*b = 1;
+	else if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "off") ||
+		 !strcasecmp(s, "false"))
+		*b = 0;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_size(const char *s, double lo, double hi, uint64_t *out)
+{
+	double v, mul = 1;
+	const char *u;
+
+	if (parse_number(s, &v, &u) || v < 0)
+		return -1;
+	if (!*u || !strcasecmp(u, "b"))
+		mul = 1;
+	else if (!strcasecmp(u, "k") || !strcasecmp(u, "kb"))
+		mul = 1e3;
+	else if (!strcasecmp(u, "m") || !strcasecmp(u, "mb"))
+		mul = 1e6;
+	else if (!strcasecmp(u, "g") || !strcasecmp(u, "gb"))
+		mul = 1e9;
+	else
+		return -1;
+	v *= mul;
+	if (v != floor(v) || v < lo || v > hi)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+/* "A" or "A..B" of times */
+static int parse_range(const char *s, uint64_t *a, uint64_t *b)
+{
+	const char *dots = strstr(s, "..");
+	char buf[64];
+
+	if (!dots) {
+		if (sim_parse_time(s, a))
+			return -1;
+		*b = *a;
+		return 0;
+	}
+	if ((size_t)(dots - s) >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, (size_t)(dots - s));
+	buf[dots - s] = 0;
+	if (sim_parse_time(buf, a) || sim_parse_time(dots + 2, b) || *b < *a)
+		return -1;
+	return 0;
+}
+
+static int kind_of(const char *w)
+{
+	if (!strcmp(w, "choke"))
+		return CHOKE_KIND_CHOKE;
+	if (!strcmp(w, "red"))
+		return CHOKE_KIND_RED;
+	if (!strcmp(w, "fifo"))
+		return CHOKE_KIND_FIFO;
+	return -1;
+}
+
+/* first word of s (at most len - 1 characters) */
+static const char *first_word(const char *s, char *w, size_t len)
+{
+	size_t n = 0;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	while (*s && !isspace((unsigned char)*s)) {
+		if (n + 1 < len)
+			w[n++] = *s;
+		s++;
+	}
+	w[n] = 0;
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+static const char *type_hint(int type)
+{
+	switch (type) {
+	case SIM_KT_UINT:
+		return "a whole number";
+	case SIM_KT_BOOL:
+		return "0 or 1 (yes/no, on/off)";
+	case SIM_KT_TIME:
+		return "a time such as 100s, 20ms, 50us (seconds without a unit)";
+	case SIM_KT_RANGE:
+		return "a time or a range of times such as 1ms..50ms";
+	case SIM_KT_RATE:
+		return "a rate in tc's syntax (10mbit, 1gbit, 125000Bps) or a multiple of the bottleneck rate (2c, 0.5c)";
+	case SIM_KT_BRATE:
+		return "a rate in tc's syntax (10mbit, 1gbit, 125000Bps)";
+	case SIM_KT_SIZE:
+		return "a size in bytes (1000, 64k, 1m)";
+	case SIM_KT_QDISC:
+		return "fifo, red or choke, optionally followed by tc words";
+	case SIM_KT_FRAC:
+		return "a number from 0 to 1";
+	case SIM_KT_UDPKIND:
+		return "cbr or poisson";
+	}
+	return "text";
+}
+
+/* Syntax check of one value against its key's type. */
+static int check_value(const struct sim_key *k, const char *v)
+{
+	uint64_t u, a, b;
+	double r;
+	int x;
+	char w[16];
+
+	switch (k->type) {
+	case SIM_KT_STR:
+	case SIM_KT_WORDS:
+		return 0;
+	case SIM_KT_UINT:
+		return parse_uint(v, k->min, k->max, &u);
+	case SIM_KT_BOOL:
+		return parse_bool(v, &x);
+	case SIM_KT_TIME:
+		return sim_parse_time(v, &u);
+	case SIM_KT_RANGE:
+		return parse_range(v, &a, &b);
+	case SIM_KT_RATE:
+		return sim_parse_rate(v, 1, &r);
+	case SIM_KT_BRATE:
+		return sim_parse_rate(v, 0, &r);
+	case SIM_KT_SIZE:
+		return parse_size(v, k->min, k->max, &u);
+	case SIM_KT_FRAC:
+		return parse_frac(v, &r);
+	case SIM_KT_QDISC:
+		first_word(v, w, sizeof(w));
+		return kind_of(w) < 0 ? -1 : 0;
+	case SIM_KT_UDPKIND:
+		return strcmp(v, "cbr") && strcmp(v, "poisson") ? -1 : 0;
+	}
+	return -1;
+}
+
+int sim_scenario_set(struct sim_scenario *sc, const char *key, const char *value,
+		     const char *where, char *err, size_t errlen)
+{
+	int i = sim_scenario_key(key);
+	const struct sim_key *k;
+	char *v;
+
+	if (i < 0)
+		return err_at(err, errlen, "%s: unknown key \"%s\" (choke sim --keys lists them)",
+			      where, key);
+	k = &sim_scenario_keys[i];
+	if (strlen(value) > 4000)
+		return err_at(err, errlen, "%s: %s: value too long", where, key);
+	if (check_value(k, value)) {
+		if (k->type == SIM_KT_UINT || (k->type == SIM_KT_SIZE && k->max > 0))
+			return err_at(err, errlen, "%s: %s = \"%s\": expected %s in [%.0f, %.0f]",
+				      where, key, value, type_hint(k->type), k->min, k->max);
+		return err_at(err, errlen, "%s: %s = \"%s\": expected %s", where, key,
+			      value, type_hint(k->type));
+	}
+	v = strdup(value);
+	if (!v)
+		return err_at(err, errlen, "out of memory");
+	free(sc->val[i]);
+	sc->val[i] = v;
+	snprintf(sc->where[i], SIM_WHERE_LEN, "%s", where);
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+int sim_scenario_set_kv(struct sim_scenario *sc, const char *kv, const char *where,
+			char *err, size_t errlen)
+{
+	char buf[4096], *eq, *k, *v;
+
+	if (strlen(kv) >= sizeof(buf))
+		return err_at(err, errlen, "%s: too long", where);
+	strcpy(buf, kv);
+	eq = strchr(buf, '=');
+	if (!eq)
+		return err_at(err, errlen, "%s: \"%s\" is not key=value", where, kv);
+	*eq = 0;
+	k = trim(buf);
+	v = trim(eq + 1);
+	if (!*k)
+		return err_at(err, errlen, "%s: \"%s\" has no key", where, kv);
+	return sim_scenario_set(sc, k, v, where, err, errlen);
+}
+
+int sim_scenario_parse(struct sim_scenario *sc, const char *text, const char *path,
+		       char *err, size_t errlen)
+{
+	const char *p = text;
+	unsigned line = 0;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char buf[4096], where[SIM_WHERE_LEN], *s, *hash, *eq;
+
+		line++;
+		if (n >= sizeof(buf))
+			return err_at(err, errlen, "%s:%u: line too long", path, line);
+		memcpy(buf, p, n);
+		buf[n] = 0;
+		p += n + (nl ? 1 : 0);
+		if (memchr(buf, 0, n) != NULL || strlen(buf) != n)
+			return err_at(err, errlen, "%s:%u: a NUL byte (not a text file?)", path, line);
+		hash = strchr(buf, '#');
+		if (hash)
+			*hash = 0;
+		s = trim(buf);
+		if (!*s)
+			continue;
+		snprintf(where, sizeof(where), "%.70s:%u", path, line);
+		eq = strchr(s, '=');
+		if (!eq)
+			return err_at(err, errlen, "%s: expected key = value, not \"%.60s\"",
+				      where, s);
+		if (sim_scenario_set_kv(sc, s, where, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+int sim_scenario_load(struct sim_scenario *sc, const char *path, char *err,
+		      size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	char *text;
+	size_t n;
+	int r;
+
+	if (!f)
+		return err_at(err, errlen, "%s: %s", path, strerror(errno));
+	text = malloc(1 << 20);
+	if (!text) {
+		fclose(f);
+		return err_at(err, errlen, "out of memory");
+	}
+	n = fread(text, 1, (1 << 20) - 1, f);
+	if (ferror(f)) {
+		fclose(f);
+		free(text);
+		return err_at(err, errlen, "%s: read error", path);
+	}
+	if (n == (1 << 20) - 1 && fgetc(f) != EOF) {
+		fclose(f);
+		free(text);
+		return err_at(err, errlen, "%s: larger than 1 MiB: not a scenario", path);
+	}
+	fclose(f);
+	text[n] = 0;
+	if (strlen(text) != n) {
+		free(text);
+		return err_at(err, errlen, "%s: contains NUL bytes: not a scenario", path);
+	}
+	r = sim_scenario_parse(sc, text, path, err, errlen);
+	free(text);
+	return r;
+}
+
+/* ---- resolution ---- */
+
+static const char *val(const struct sim_scenario *sc, const char *key, int *idx)
+{
+	int i = sim_scenario_key(key);
+
+	*idx = i;
+	return sc->val[i];
+}
+
+#define BAD(i, why)                                                            \
+	err_at(err, errlen, "%s: %s = \"%s\": %s", sc->where[i],               \
+	       sim_scenario_keys[i].name, sc->val[i], why)
+
+static int get_time(const struct sim_scenario *sc, const char *key, uint64_t *ns,
+		    char *err, size_t errlen)
+{
+	int i;
+
+	if (sim_parse_time(val(sc, key, &i), ns))
+		return BAD(i, type_hint(SIM_KT_TIME));
+	return 0;
+}
+
+static int get_uint(const struct sim_scenario *sc, const char *key, uint64_t *u,
+		    char *err, size_t errlen)
+{
+	int i;
+	const char *v = val(sc, key, &i);
+
+	if (sim_scenario_keys[i].type == SIM_KT_SIZE) {
+		if (parse_size(v, sim_scenario_keys[i].min, sim_scenario_keys[i].max, u))
+			return BAD(i, "out of range or not a size");
+	} else if (parse_uint(v, sim_scenario_keys[i].min, sim_scenario_keys[i].max, u)) {
+		return BAD(i, "not a whole number in range");
+	}
+	return 0;
+}
+
+static int get_bool(const struct sim_scenario *sc, const char *key, int *b,
+		    char *err, size_t errlen)
+{
+	int i;
+
+	if (parse_bool(val(sc, key, &i), b))
+		return BAD(i, type_hint(SIM_KT_BOOL));
+	return 0;
+}
+
+static int get_rate(const struct sim_scenario *sc, const char *key, double cap,
+		    double *bps, char *err, size_t errlen)
+{
+	int i;
+
+	if (sim_parse_rate(val(sc, key, &i), cap, bps))
+		return BAD(i, "not a rate above 0 and up to 10 Tbit/s");
+	return 0;
+}
+
+static int get_range(const struct sim_scenario *sc, const char *key, uint64_t *a,
+		     uint64_t *b, char *err, size_t errlen)
+{
+	int i;
+
+	if (parse_range(val(sc, key, &i), a, b))
+		return BAD(i, type_hint(SIM_KT_RANGE));
+	return 0;
+}
+
+/* The discipline: kind from qdisc (whose optional words replace queue),
+ * words with bandwidth and avpkt supplied. */
+static int resolve_queue(const struct sim_scenario *sc, struct sim_setup *out,
+			 double btl_bps, uint32_t pkt_size, char *err, size_t errlen)
+{
+	int iq, iw, kind, argc = 0, has_bw = 0, has_avpkt = 0, j;
+	const char *qv = val(sc, "qdisc", &iq), *words;
+	char kw[16], buf[4200], bw[64], av[32], perr[CHOKE_ERRBUF_SIZE];
+	char *argv[260], *tok, *save;
+	const char *src;
+
+	words = first_word(qv, kw, sizeof(kw));
+	kind = kind_of(kw);
+	if (kind < 0)
+		return BAD(iq, type_hint(SIM_KT_QDISC));
+	snprintf(out->qdisc, sizeof(out->qdisc), "%s", kw);
+	src = sc->where[iq];
+	if (!*words) {
+		words = val(sc, "queue", &iw);
+		src = sc->where[iw];
+	} else {
+		iw = iq;
+	}
+	snprintf(buf, sizeof(buf), "%s", words);
+	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		if (argc >= 256)
+			return err_at(err, errlen, "%s: too many queue words", src);
+		argv[argc++] = tok;
+	}
+	if (kind == CHOKE_KIND_FIFO) {
+		/* fifo takes only the limit from the shared words */
+		int n = 0;
+
+		for (j = 0; j < argc; j++) {
+			if (!strcmp(argv[j], "limit") && j + 1 < argc) {
+				argv[n++] = argv[j];
+				argv[n++] = argv[j + 1];
+				j++;
+			} else if (!strcmp(argv[j], "limit")) {
+				argv[n++] = argv[j];
+			} else if (!strcmp(argv[j], "min") || !strcmp(argv[j], "max") ||
+				   !strcmp(argv[j], "burst") || !strcmp(argv[j], "avpkt") ||
+				   !strcmp(argv[j], "probability") ||
+				   !strcmp(argv[j], "bandwidth")) {
+				j++; /* a RED word and its value: not fifo's */
+			}
+		}
+		argc = n;
+	} else {
+		for (j = 0; j < argc; j++) {
+			if (!strcmp(argv[j], "bandwidth"))
+				has_bw = 1;
+			if (!strcmp(argv[j], "avpkt"))
+				has_avpkt = 1;
+		}
+		if (!has_bw && argc + 2 <= 258) {
+			snprintf(bw, sizeof(bw), "%.0fbit", btl_bps);
+			argv[argc++] = "bandwidth";
+			argv[argc++] = bw;
+		}
+		if (!has_avpkt && argc + 2 <= 260) {
+			snprintf(av, sizeof(av), "%u", pkt_size);
+			argv[argc++] = "avpkt";
+			argv[argc++] = av;
+		}
+	}
+	if (choke_params_parse(argc, argv, kind, NULL, &out->qp, perr))
+		return err_at(err, errlen, "%s: %s \"%s\": %s", src,
+			      iw == iq ? "qdisc" : "queue", words, perr);
+	out->cfg.qcfg = out->qp.cfg;
+	choke_params_format(&out->qp.cfg, out->qline, sizeof(out->qline));
+	return 0;
+}
+
+int sim_scenario_resolve(const struct sim_scenario *sc, struct sim_setup *out,
+			 char *err, size_t errlen)
+{
+	struct sim_config *c = &out->cfg;
+	uint64_t u, ntcp, nudp, tcp_da, tcp_db, udp_da, udp_db, ts_a, ts_b, us_a, us_b;
+	uint64_t tcp_lim, udp_lim, tbytes;
+	double btl, tcp_acc, udp_acc, udp_rate, udp_jitter;
+	int b, i, udp_poisson, udp_ect;
+	uint32_t f;
+	struct sim_rng rng;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", val(sc, "name", &i));
+	if (get_time(sc, "duration", &c->duration_ns, err, errlen) ||
+	    get_time(sc, "warmup", &c->warmup_ns, err, errlen) ||
+	    get_uint(sc, "seed", &c->seed, err, errlen))
+		return -1;
+	if (!c->duration_ns || c->warmup_ns >= c->duration_ns) {
+		val(sc, "warmup", &i);
+		return err_at(err, errlen, "%s: warmup (%s) must be shorter than the duration (%s)",
+			      sc->where[i], sc->val[i], val(sc, "duration", &b));
+	}
+	if (get_uint(sc, "pkt_size", &u, err, errlen))
+		return -1;
+	c->pkt_size = (uint32_t)u;
+	if (get_uint(sc, "ack_size", &u, err, errlen))
+		return -1;
+	c->ack_size = (uint32_t)u;
+	if (get_rate(sc, "bottleneck_rate", 0, &btl, err, errlen))
+		return -1;
+	if (btl < 8000) {
+		val(sc, "bottleneck_rate", &i);
+		return BAD(i, "below 8 kbit/s");
+	}
+	c->btl_bps = (uint64_t)btl;
+	if (get_time(sc, "bottleneck_delay", &c->btl_delay_ns, err, errlen) ||
+	    get_time(sc, "sample_interval", &c->sample_ns, err, errlen))
+		return -1;
+	if (c->sample_ns && c->sample_ns < 1000) {
+		val(sc, "sample_interval", &i);
+		return BAD(i, "below 1 us (use 0 for no samples)");
+	}
+	if (resolve_queue(sc, out, btl, c->pkt_size, err, errlen))
+		return -1;
+
+	/* TCP */
+	tcp_params_default(&c->tcp);
+	c->tcp.mss = c->pkt_size;
+	if (get_uint(sc, "tcp_iw", &u, err, errlen))
+		return -1;
+	c->tcp.iw = (uint32_t)u;
+	if (get_uint(sc, "tcp_rwnd", &u, err, errlen))
+		return -1;
+	c->tcp.rwnd = (uint32_t)u;
+	if (get_uint(sc, "tcp_dupthresh", &u, err, errlen))
+		return -1;
+	c->tcp.dupthresh = (uint32_t)u;
+	if (get_uint(sc, "tcp_delack_count", &u, err, errlen))
+		return -1;
+	c->tcp.delack_count = (uint32_t)u;
+	if (get_uint(sc, "tcp_bytes", &tbytes, err, errlen))
+		return -1;
+	if (tbytes) {
+		uint64_t segs = (tbytes + c->pkt_size - 1) / c->pkt_size;
+
+		if (segs > 0x7fffffffu) {
+			val(sc, "tcp_bytes", &i);
+			return BAD(i, "more than 2^31 packets");
+		}
+		c->tcp.segments = (uint32_t)segs;
+	}
+	if (get_time(sc, "tcp_min_rto", &c->tcp.min_rto, err, errlen) ||
+	    get_time(sc, "tcp_init_rto", &c->tcp.init_rto, err, errlen) ||
+	    get_time(sc, "tcp_max_rto", &c->tcp.max_rto, err, errlen) ||
+	    get_time(sc, "tcp_granularity", &c->tcp.granularity, err, errlen) ||
+	    get_time(sc, "tcp_delack_timeout", &c->tcp.delack_timeout, err, errlen))
+		return -1;
+	if (!c->tcp.init_rto || !c->tcp.max_rto || c->tcp.min_rto > c->tcp.max_rto ||
+	    c->tcp.init_rto > c->tcp.max_rto) {
+		val(sc, "tcp_max_rto", &i);
+		return err_at(err, errlen, "tcp_min_rto, tcp_init_rto and tcp_max_rto: need "
+			      "0 < init <= max and min <= max (tcp_max_rto from %s)", sc->where[i]);
+	}
+	if (!c->tcp.delack_timeout) {
+		val(sc, "tcp_delack_timeout", &i);
+		return BAD(i, "must be above 0");
+	}
+	if (get_bool(sc, "tcp_delack", &b, err, errlen))
+		return -1;
+	c->tcp.delack = b;
+	if (get_bool(sc, "tcp_ecn", &b, err, errlen))
+		return -1;
+	c->tcp.ecn = b;
+	if (get_bool(sc, "tcp_limited_transmit", &b, err, errlen))
+		return -1;
+	c->tcp.limited_transmit = b;
+
+	/* flows */
+	if (get_uint(sc, "tcp_flows", &ntcp, err, errlen) ||
+	    get_uint(sc, "udp_flows", &nudp, err, errlen))
+		return -1;
+	if (ntcp + nudp == 0)
+		return err_at(err, errlen, "no flows: tcp_flows and udp_flows are both 0");
+	if (ntcp + nudp > 1000000)
+		return err_at(err, errlen, "more than 1000000 flows");
+	if (get_rate(sc, "tcp_access_rate", btl, &tcp_acc, err, errlen) ||
+	    get_rate(sc, "udp_access_rate", btl, &udp_acc, err, errlen) ||
+	    get_rate(sc, "udp_rate", btl, &udp_rate, err, errlen) ||
+	    get_range(sc, "tcp_access_delay", &tcp_da, &tcp_db, err, errlen) ||
+	    get_range(sc, "udp_access_delay", &udp_da, &udp_db, err, errlen) ||
+	    get_range(sc, "tcp_start", &ts_a, &ts_b, err, errlen) ||
+	    get_range(sc, "udp_start", &us_a, &us_b, err, errlen) ||
+	    get_uint(sc, "tcp_access_limit", &tcp_lim, err, errlen) ||
+	    get_uint(sc, "udp_access_limit", &udp_lim, err, errlen) ||
+	    get_bool(sc, "udp_ecn", &udp_ect, err, errlen))
+		return -1;
+	udp_poisson = !strcmp(val(sc, "udp_kind", &i), "poisson");
+	if (parse_frac(val(sc, "udp_jitter", &i), &udp_jitter))
+		return BAD(i, type_hint(SIM_KT_FRAC));
+	if (nudp && udp_rate / (double)nudp < c->pkt_size * 8.0 / 1000) {
+		/* fewer than one packet per 1000 s: almost certainly a typo */
+		val(sc, "udp_rate", &i);
+		return BAD(i, "too low for a packet every 1000 s per flow");
+	}
+	out->ntcp = (uint32_t)ntcp;
+	out->nudp = (uint32_t)nudp;
+	out->udp_rate_bps = nudp ? udp_rate : 0;
+	out->udp_rate_c = out->udp_rate_bps / btl;
+	out->flows = calloc(ntcp + nudp, sizeof(*out->flows));
+	if (!out->flows)
+		return err_at(err, errlen, "out of memory");
+	c->flows = out->flows;
+	c->nflows = (uint32_t)(ntcp + nudp);
+	sim_rng_seed(&rng, c->seed, 7);
+	for (f = 0; f < c->nflows; f++) {
+		struct sim_flow_cfg *fc = &out->flows[f];
+		int tcp = f < ntcp;
+		uint32_t n = tcp ? (uint32_t)ntcp : (uint32_t)nudp, j = tcp ? f : f - (uint32_t)ntcp;
+		uint64_t da = tcp ? tcp_da : udp_da, db = tcp ? tcp_db : udp_db;
+		uint64_t sa = tcp ? ts_a : us_a, sb = tcp ? ts_b : us_b;
+
+		fc->cls = tcp ? SIM_TCP : SIM_UDP;
+		fc->access_bps = (uint64_t)(tcp ? tcp_acc : udp_acc);
+		if (!fc->access_bps)
+			fc->access_bps = 1;
+		fc->access_delay_ns = n > 1 ? da + (uint64_t)((double)(db - da) * j / (n - 1)) : da;
+		fc->access_limit = (uint32_t)(tcp ? tcp_lim : udp_lim);
+		fc->start_ns = sa + (sb > sa ? sim_rng_below(&rng, sb - sa + 1) : 0);
+		if (!tcp) {
+			fc->rate_bps = udp_rate / (double)nudp;
+			fc->poisson = (uint8_t)udp_poisson;
+			fc->ect = (uint8_t)udp_ect;
+			fc->jitter = udp_jitter;
+		}
+	}
+	return 0;
+}
+
+void sim_setup_free(struct sim_setup *s)
+{
+	free(s->flows);
+	s->flows = NULL;
+}
+
+/* Keep in step with scenarios/paper-single-link (tests/sim.sh checks). */
+const char sim_paper_scenario[] =
+#include "paper_scenario.h"
+	;

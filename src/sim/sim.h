@@ -1,0 +1,129 @@
+/*
+ * choke sim: a packet-level discrete-event simulator of a dumbbell whose
+ * bottleneck runs the libchoke core.
+ *
+ *   sender i --access link i (rate, delay)--> router --bottleneck (rate,
+ *   delay, FIFO | RED | CHOKe from the core)--> receivers
+ *   receivers --uncongested reverse path (fixed delay)--> senders (ACKs)
+ *
+ * Time is integer nanoseconds; the event queue breaks ties by scheduling
+ * order; every random choice comes from generators seeded from the run's
+ * seed. The same configuration and seed give the same result, bit for bit.
+ */
+#ifndef CHOKE_SIM_H
+#define CHOKE_SIM_H
+
+#include <stdint.h>
+
+#include "choke/core.h"
+#include "tcp.h"
+
+enum sim_class { SIM_TCP = 0, SIM_UDP = 1, SIM_NCLASS = 2 };
+
+/* Drop reasons, per flow and per class. */
+enum sim_drop {
+	SIM_DROP_MATCH = 0,  /* the arrival matched a queued packet (CHOKe) */
+	SIM_DROP_VICTIM = 1, /* a queued packet dropped by a match */
+	SIM_DROP_EARLY = 2,  /* RED probabilistic drop */
+	SIM_DROP_FORCED = 3, /* average above max */
+	SIM_DROP_LIMIT = 4,  /* queue at its limit (tail drop) */
+	SIM_DROP_ACCESS = 5, /* the sender's access link buffer overflowed */
+	SIM_DROP_INJECTED = 6, /* by the test hook */
+	SIM_NDROP = 7,
+};
+
+extern const char *const sim_drop_names[SIM_NDROP];
+
+struct sim_flow_cfg {
+	uint8_t cls;              /* enum sim_class */
+	uint8_t poisson;          /* UDP: exponential gaps (else constant) */
+	uint8_t ect;              /* UDP: packets ECN-capable */
+	uint64_t access_bps;      /* sender's access link rate */
+	uint64_t access_delay_ns; /* one way, each direction */
+	uint32_t access_limit;    /* packets that may wait at the access link */
+	double rate_bps;          /* UDP offered rate */
+	double jitter;            /* UDP CBR: each packet up to jitter x gap late */
+	uint64_t start_ns;        /* when the source starts */
+};
+
+/* Test hooks: called for every data packet reaching the bottleneck (return
+ * non-zero to drop it there) and for every ACK a receiver sends. */
+typedef int (*sim_arrival_hook)(void *ctx, uint64_t now, uint32_t flow, uint32_t seq,
+				unsigned flags);
+typedef void (*sim_ack_hook)(void *ctx, uint64_t now, uint32_t flow, uint32_t ack,
+			     unsigned flags);
+
+struct sim_config {
+	uint64_t duration_ns, warmup_ns;
+	uint64_t seed;
+	uint32_t pkt_size; /* bytes of a data packet on the wire */
+	uint32_t ack_size;
+	uint64_t btl_bps;
+	uint64_t btl_delay_ns;
+	struct choke_config qcfg; /* the bottleneck's discipline */
+	struct tcp_params tcp;
+	uint32_t nflows;
+	const struct sim_flow_cfg *flows;
+	uint64_t sample_ns; /* queue-position sampling period; 0 = off */
+	sim_arrival_hook arrival_hook;
+	sim_ack_hook ack_hook;
+	void *hook_ctx;
+};
+
+#define SIM_POS_BINS 10
+
+struct sim_flow_result {
+	uint8_t cls;
+	uint64_t base_rtt_ns;     /* propagation + transmission, no queueing */
+	uint64_t sent_pkts;       /* packets the source emitted */
+	uint64_t link_pkts, link_bytes; /* bottleneck departures */
+	uint64_t goodput_bytes;   /* in-order delivered (TCP), received (UDP) */
+	uint64_t drops[SIM_NDROP];
+	uint64_t marks;           /* CE set by the queue */
+	struct tcp_stats tcp;     /* TCP: sender counters in the measured period */
+	uint64_t srtt_ns, rto_ns; /* TCP: at the end */
+	uint64_t cwnd_bytes;
+	int done;                 /* finite transfer completed */
+	uint64_t fct_ns;          /* its completion time from its start */
+};
+
+struct sim_result {
+	uint32_t nflows;
+	struct sim_flow_result *flows;
+	double measured_s;
+	uint64_t link_bytes[SIM_NCLASS], link_pkts[SIM_NCLASS];
+	uint64_t drops[SIM_NCLASS][SIM_NDROP];
+	uint64_t marks[SIM_NCLASS];
+	double utilization;       /* bottleneck busy fraction (bits sent / capacity) */
+	double share[SIM_NCLASS]; /* of the bytes the bottleneck sent */
+	double jain_tcp;          /* Jain's index over TCP goodputs; -1: undefined
+				   * (no TCP flow, or none delivered anything) */
+	double qlen_mean;         /* time-average queue length, packets */
+	double qudp_mean;         /* time-average UDP packets queued */
+	double qdelay_ms[SIM_NCLASS]; /* mean time from enqueue to transmission */
+	uint64_t pos_samples;
+	double pos_udp[SIM_POS_BINS]; /* UDP fraction of queued packets by position, head first */
+	struct choke_stats qst;   /* the core's counters over the measured period */
+	/* the whole run */
+	uint64_t events;
+	uint64_t btl_pkts;        /* data packets sent by the bottleneck + ACKs
+				   * on its reverse direction */
+	uint64_t max_inflight;    /* packet records in use at most */
+	double wall_s;            /* elapsed time of sim_run */
+	double cpu_s;             /* CPU time of sim_run (its process) */
+};
+
+/* Run. 0, or -1 with a message in err (out of memory, bad queue). */
+int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err,
+	    size_t errlen);
+void sim_result_free(struct sim_result *res);
+
+/* Jain's fairness index of n values: (sum x)^2 / (n sum x^2); -1 when it
+ * is undefined (n = 0 or all values 0). */
+double sim_jain(const double *x, uint32_t n);
+
+/* The fluid model's UDP link share under CHOKe for a UDP rate x (in units
+ * of the capacity): mu = ln z / (z + ln z) at x = mu (2z - 1), z >= 1. */
+double sim_choke_fluid_share(double x);
+
+#endif

@@ -1,0 +1,956 @@
+/*
+ * Tests of the simulator: TCP's state machine on constructed ACK sequences
+ * (loss recovery, NewReno partial ACKs, timeouts and backoff, Karn's rule,
+ * the RTT estimator, delayed ACKs, ECN), the same behaviours through the
+ * engine with injected losses, the scenario parser's errors, determinism
+ * and the fluid model's figures.
+ *
+ * Usage: sim-tests [NAME-SUBSTRING...]
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../src/sim/scenario.h"
+#include "../../src/sim/sim.h"
+#include "../../src/sim/tcp.h"
+#include "../testlib.h"
+
+int tl_failures;
+int tl_quick;
+const char *tl_current = "";
+
+#define MS 1000000ull
+#define SEC 1000000000ull
+#define MSS 1000u
+
+/* ---- a mock network for the sender: records what it sends ---- */
+
+struct mock {
+	uint32_t seq[4096];
+	unsigned flags[4096];
+	int n;
+};
+
+static void mock_send(void *ctx, struct tcp_sender *s, uint32_t seq, unsigned flags)
+{
+	struct mock *m = ctx;
+
+	(void)s;
+	if (m->n < 4096) {
+		m->seq[m->n] = seq;
+		m->flags[m->n] = flags;
+		m->n++;
+	}
+}
+
+static int mock_sent(const struct mock *m, uint32_t seq, unsigned flag)
+{
+	int i, k = 0;
+
+	for (i = 0; i < m->n; i++)
+		if (m->seq[i] == seq && (!flag || (m->flags[i] & flag)))
+			k++;
+	return k;
+}
+
+static void params(struct tcp_params *p, uint32_t iw)
+{
+	tcp_params_default(p);
+	p->mss = MSS;
+	p->iw = iw;
+	p->limited_transmit = false;
+}
+
+/* ack every segment in [from, to) one by one, 1 ms apart from *t */
+static void ack_each(struct tcp_sender *s, uint32_t from, uint32_t to, uint64_t *t)
+{
+	uint32_t a;
+
+	for (a = from; a < to; a++) {
+		*t += MS;
+		tcp_on_ack(s, a + 1, 0, *t);
+	}
+}
+
+static void t_slow_start(void)
+{
+	struct tcp_params p;
+	struct tcp_sender s;
+	struct mock m = { .n = 0 };
+	uint64_t t = 0;
+
+	params(&p, 4);
+	tcp_sender_init(&s, &p, 0, mock_send, &m);
+	tcp_start(&s, 0);
+	CHECK_EQ(m.n, 4);
+	CHECK_EQ(s.cwnd, 4 * MSS);
+	CHECK(s.rto_deadline == p.init_rto); /* RFC 6298 5.1 */
+	ack_each(&s, 0, 4, &t);
+	/* one segment per ACK in slow start: 4 + 4 */
+	CHECK_EQ(s.cwnd, 8 * MSS);
+	CHECK_EQ(s.snd_nxt, 12);
+	CHECK_EQ(m.n, 12);
+	CHECK_EQ(s.st.rtt_samples, 1); /* one timed segment at a time */
+	/* congestion avoidance: one segment per window acknowledged */
+	s.ssthresh = s.cwnd;
+	ack_each(&s, 4, 12, &t);
+	CHECK_EQ(s.cwnd, 9 * MSS);
+	/* all acknowledged: RFC 6298 5.2 stops the timer only when nothing
+	 * is outstanding; here the window refilled it */
+	CHECK(s.rto_deadline > t);
+}
+
+/* fill the pipe: iw 10, all acked up to 'upto' so cwnd is larger */
+static void setup_window(struct tcp_sender *s, struct tcp_params *p, struct mock *m,
+			 uint64_t *t)
+{
+	params(p, 10);
+	tcp_sender_init(s, p, 0, mock_send, m);
+	tcp_start(s, 0);
+	s->ssthresh = 20 * MSS; /* leave slow start at 20 */
+	*t = 0;
+}
+
+static void t_single_loss_fast_retransmit(void)
+{
+	struct tcp_params p;
+	struct tcp_sender s;
+	struct mock m = { .n = 0 };
+	uint64_t t, flight;
+	uint32_t k, recover;
+
+	setup_window(&s, &p, &m, &t);
+	/* segments 0..9 out; 0..2 acked (cwnd 13: 3..15 out), 3 lost */
+	ack_each(&s, 0, 3, &t);
+	CHECK_EQ(s.snd_max, 16);
+	flight = (uint64_t)(s.snd_max - s.snd_una) * MSS;
+	/* 4, 5, 6 arrive: three duplicate ACKs for 3 */
+	for (k = 0; k < 2; k++) {
+		t += MS;
+		tcp_on_ack(&s, 3, 0, t);
+		CHECK(!s.in_recovery);
+	}
+	CHECK_EQ(mock_sent(&m, 3, TCP_F_RETX), 0);
+	t += MS;
+	tcp_on_ack(&s, 3, 0, t);
+	REQUIRE(s.in_recovery);
+	CHECK_EQ(s.st.fast_retransmits, 1);
+	CHECK_EQ(mock_sent(&m, 3, TCP_F_RETX), 1);
+	CHECK_EQ(s.ssthresh, flight / 2); /* RFC 5681 (4) */
+	CHECK_EQ(s.cwnd, s.ssthresh + 3 * MSS);
+	recover = s.recover;
+	CHECK_EQ(recover, 15);
+	/* more duplicates inflate the window and release new segments */
+	for (k = 7; k < 16; k++) {
+		t += MS;
+		tcp_on_ack(&s, 3, 0, t);
+	}
+	CHECK_EQ(s.cwnd, s.ssthresh + 12 * MSS);
+	CHECK(s.snd_max > 16);
+	CHECK_EQ(mock_sent(&m, 3, TCP_F_RETX), 1); /* no second retransmit */
+	/* the retransmission arrives: a full ACK covers recover */
+	{
+		uint64_t after = (uint64_t)(s.snd_max - (recover + 1)) * MSS + MSS;
+		uint64_t want = s.ssthresh < after ? s.ssthresh : after;
+
+		t += MS;
+		tcp_on_ack(&s, recover + 1, 0, t);
+		CHECK(!s.in_recovery);
+		/* RFC 6582 full-ACK window: min(ssthresh, max(FlightSize, SMSS) + SMSS) */
+		CHECK_EQ(s.cwnd, want);
+	}
+	CHECK_EQ(s.st.timeouts, 0);
+	CHECK_EQ(s.st.partial_acks, 0);
+}
+
+static void t_newreno_partial_acks(void)
+{
+	struct tcp_params p;
+	struct tcp_sender s;
+	struct mock m = { .n = 0 };
+	uint64_t t, dl;
+	uint32_t k, recover;
+
+	setup_window(&s, &p, &m, &t);
+	ack_each(&s, 0, 3, &t); /* 3..15 out */
+	/* 3, 6 and 9 lost: duplicates for 3 from 4 and 5, then 7, 8 */
+	for (k = 0; k < 3; k++) {
+		t += MS;
+		tcp_on_ack(&s, 3, 0, t);
+	}
+	REQUIRE(s.in_recovery);
+	recover = s.recover;
+	t += MS;
+	tcp_on_ack(&s, 3, 0, t); /* 7 */
+	t += MS;
+	tcp_on_ack(&s, 3, 0, t); /* 8 */
+	dl = s.rto_deadline;
+	/* the retransmitted 3 arrives: ACK 6 is partial (recover is 15) */
+	t += MS;
+	tcp_on_ack(&s, 6, 0, t);
+	CHECK(s.in_recovery);
+	CHECK_EQ(s.st.partial_acks, 1);
+	CHECK_EQ(mock_sent(&m, 6, TCP_F_RETX), 1); /* the next hole at once */
+	CHECK(s.rto_deadline > dl);                 /* impatient: first partial ACK resets */
+	dl = s.rto_deadline;
+	/* 6 arrives: ACK 9 is partial again: resend 9, timer not reset */
+	t += MS;
+	tcp_on_ack(&s, 9, 0, t);
+	CHECK_EQ(s.st.partial_acks, 2);
+	CHECK_EQ(mock_sent(&m, 9, TCP_F_RETX), 1);
+	CHECK_EQ(s.rto_deadline, dl);
+	CHECK_EQ(s.st.fast_retransmits, 1);
+	/* 9 arrives: everything up to recover is acknowledged */
+	t += MS;
+	tcp_on_ack(&s, recover + 1, 0, t);
+	CHECK(!s.in_recovery);
+	CHECK_EQ(s.st.timeouts, 0);
+	/* Reno would have needed a timeout or three fast retransmits */
+	CHECK_EQ(mock_sent(&m, 3, TCP_F_RETX) + mock_sent(&m, 6, TCP_F_RETX) +
+			 mock_sent(&m, 9, TCP_F_RETX), 3);
+}
+
+static void t_whole_window_rto_backoff(void)
+{
+	struct tcp_params p;
+	struct tcp_sender s;
+	struct mock m = { .n = 0 };
+	uint64_t t, ss;
+	int before;
+
+	params(&p, 4);
+	p.min_rto = 200 * MS;
+	tcp_sender_init(&s, &p, 0, mock_send, &m);
+	tcp_start(&s, 0);
+	CHECK_EQ(s.rto_deadline, 1 * SEC);
+	/* nothing comes back: the timer fires */
+	tcp_on_rto(&s, 999 * MS); /* early: nothing happens */
+	CHECK_EQ(s.st.timeouts, 0);
+	t = 1 * SEC;
+	tcp_on_rto(&s, t);
+	CHECK_EQ(s.st.timeouts, 1);
+	CHECK_EQ(s.cwnd, MSS); /* the loss window */
+	CHECK_EQ(s.ssthresh, 2 * MSS); /* max(FlightSize / 2, 2 SMSS) */
+	CHECK_EQ(mock_sent(&m, 0, TCP_F_RETX), 1);
+	CHECK_EQ(s.rto, 2 * SEC);      /* RFC 6298 5.5: backed off */
+	CHECK_EQ(s.rto_deadline, t + 2 * SEC);
+	ss = s.ssthresh;
+	/* the retransmission is lost too */
+	t += 2 * SEC;
+	tcp_on_rto(&s, t);
+	CHECK_EQ(s.st.timeouts, 2);
+	CHECK_EQ(s.rto, 4 * SEC);
+	CHECK_EQ(s.rto_deadline, t + 4 * SEC);
+	CHECK_EQ(s.ssthresh, ss); /* RFC 5681: held on a repeated timeout */
+	CHECK_EQ(mock_sent(&m, 0, TCP_F_RETX), 2);
+	/* the second retransmission arrives: Karn's rule, no sample and the
+	 * backed-off RTO stays */
+	t += 100 * MS;
+	tcp_on_ack(&s, 1, 0, t);
+	CHECK_EQ(s.st.rtt_samples, 0);
+	CHECK_EQ(s.rto, 4 * SEC);
+	/* slow start resends 1 and 2 (go-back-N), then 3, all acknowledged */
+	before = m.n;
+	t += 100 * MS;
+	tcp_on_ack(&s, 3, 0, t);
+	t += 100 * MS;
+	tcp_on_ack(&s, 4, 0, t);
+	CHECK_EQ(s.st.rtt_samples, 0); /* still only resent segments */
+	CHECK(m.n > before);           /* and the window kept sending */
+	/* a new segment (4) is timed: its ACK gives a sample, the RTO is
+	 * recomputed from it (no backoff) */
+	REQUIRE(s.timing);
+	t += 100 * MS;
+	tcp_on_ack(&s, s.rtt_seq + 1, 0, t);
+	CHECK_EQ(s.st.rtt_samples, 1);
+	CHECK(s.rto < 4 * SEC);
+	CHECK(s.rto >= p.min_rto);
+	/* a timeout holds back fast retransmit for duplicates below recover
+	 * (RFC 6582 3.2 step 2) */
+	CHECK(s.recover_valid);
+}
+
+static void t_recover_blocks_false_fast_retransmit(void)
+{
+	struct tcp_params p;
+	struct tcp_sender s;
+	struct mock m = { .n = 0 };
+	uint64_t t = 0;
+	int k;
+
+	params(&p, 8);
+	tcp_sender_init(&s, &p, 0, mock_send, &m);
+	tcp_start(&s, 0);
+	t = SEC;
+	tcp_on_rto(&s, t); /* go back N from 0; recover = 7 */
+	CHECK_EQ(s.recover, 7);
+	/* 0 is resent and acknowledged; after a timeout, duplicate ACKs for a
+	 * value not above recover (here copies answered with ACK 1) must not
+	 * start a fast retransmit: RFC 6582's guard against go-back-N */
+	t += MS;
+	tcp_on_ack(&s, 1, 0, t);
+	for (k = 0; k < 4; k++) {
+		t += MS;
+		tcp_on_ack(&s, 1, 0, t);
+	}
+	CHECK(!s.in_recovery);
+	CHECK_EQ(s.st.fast_retransmits, 0);
+}
+
+static void t_rtt_estimator(void)
+{
+	struct tcp_params p;
+	struct tcp_sender s;
+	struct mock m = { .n = 0 };
+
+	params(&p, 1);
+	p.min_rto = 0;
+	tcp_sender_init(&s, &p, 0, mock_send, &m);
+	tcp_start(&s, 0);
+	tcp_on_ack(&s, 1, 0, 100 * MS); /* R = 100 ms */
+	CHECK_EQ(s.srtt, 100 * MS);
+	CHECK_EQ(s.rttvar, 50 * MS);
+	CHECK_EQ(s.rto, 300 * MS); /* SRTT + max(G, 4 RTTVAR) */
+	/* segment 1 sent at 100 ms (cwnd 2: 1 and 2), timed */
+	REQUIRE(s.timing && s.rtt_seq == 1 && s.rtt_t == 100 * MS);
+	tcp_on_ack(&s, 2, 0, 300 * MS); /* R = 200 ms */
+	CHECK_EQ(s.rttvar, 62500000ull); /* 3/4 50 + 1/4 |100 - 200| */
+	CHECK_EQ(s.srtt, 112500000ull);  /* 7/8 100 + 1/8 200 */
+	CHECK_EQ(s.rto, 362500000ull);
+	/* the minimum applies */
+	p.min_rto = 1 * SEC;
+	tcp_on_ack(&s, 3, 0, 310 * MS);
+	CHECK(s.rto == 1 * SEC || s.st.rtt_samples == 2);
+}
+
+static void t_limited_transmit(void)
+{
+	struct tcp_params p;
+	struct tcp_sender s;
+	struct mock m = { .n = 0 };
+	uint64_t t;
+
+	setup_window(&s, &p, &m, &t);
+	p.limited_transmit = true;
+	ack_each(&s, 0, 3, &t); /* 3..15 out, cwnd 13 */
+	CHECK_EQ(s.snd_max, 16);
+	tcp_on_ack(&s, 3, 0, t + 1);
+	CHECK_EQ(s.snd_max, 17); /* RFC 3042: one new segment per duplicate */
+	tcp_on_ack(&s, 3, 0, t + 2);
+	CHECK_EQ(s.snd_max, 18);
+	tcp_on_ack(&s, 3, 0, t + 3);
+	REQUIRE(s.in_recovery);
+	/* the two limited-transmit segments do not count in FlightSize */
+	CHECK_EQ(s.ssthresh, 13 * MSS / 2);
+}
+
+static void t_ecn_response(void)
+{
+	struct tcp_params p;
+	struct tcp_sender s;
+	struct mock m = { .n = 0 };
+	uint64_t t = 0, cw;
+	uint32_t w;
+	int i, cwr = 0;
+
+	params(&p, 10);
+	p.ecn = true;
+	tcp_sender_init(&s, &p, 0, mock_send, &m);
+	tcp_start(&s, 0);
+	CHECK(m.flags[0] & TCP_F_ECT);
+	ack_each(&s, 0, 5, &t); /* cwnd 15 */
+	cw = s.cwnd;
+	w = s.snd_max;
+	t += MS;
+	tcp_on_ack(&s, 6, TCP_F_ECE, t);
+	CHECK_EQ(s.st.ecn_reductions, 1);
+	CHECK_EQ(s.cwnd, (uint64_t)(w - 6) * MSS / 2); /* halved, to FlightSize / 2 */
+	CHECK(s.cwnd < cw);
+	CHECK_EQ(s.ssthresh, s.cwnd);
+	CHECK_EQ(s.snd_max, w); /* the window is full: nothing sent */
+	/* more echoes from the same window: no further reduction, no growth */
+	t += MS;
+	tcp_on_ack(&s, 7, TCP_F_ECE, t);
+	CHECK_EQ(s.st.ecn_reductions, 1);
+	CHECK_EQ(s.cwnd, (uint64_t)(w - 6) * MSS / 2);
+	/* CWR on the first new segment after the reduction, once */
+	{
+		uint32_t a = 8;
+		int first = m.n;
+
+		while (s.snd_max == w && a < w) {
+			t += MS;
+			tcp_on_ack(&s, a++, 0, t);
+		}
+		REQUIRE(m.n > first);
+		CHECK(m.flags[first] & TCP_F_CWR);
+		for (i = 0; i < m.n; i++)
+			if (m.flags[i] & TCP_F_CWR)
+				cwr++;
+		CHECK_EQ(cwr, 1);
+	}
+	/* once the window is acknowledged, an echo reduces again */
+	t += MS;
+	tcp_on_ack(&s, w, 0, t);
+	t += MS;
+	tcp_on_ack(&s, w + 1, TCP_F_ECE, t);
+	CHECK_EQ(s.st.ecn_reductions, 2);
+	/* without ECN the flag is ignored */
+	{
+		struct tcp_params q;
+		struct tcp_sender s2;
+		struct mock m2 = { .n = 0 };
+
+		params(&q, 10);
+		tcp_sender_init(&s2, &q, 0, mock_send, &m2);
+		tcp_start(&s2, 0);
+		CHECK(!(m2.flags[0] & TCP_F_ECT));
+		tcp_on_ack(&s2, 1, TCP_F_ECE, MS);
+		CHECK_EQ(s2.st.ecn_reductions, 0);
+		CHECK_EQ(s2.cwnd, 11 * MSS);
+	}
+}
+
+/* ---- the receiver ---- */
+
+struct ackrec {
+	uint32_t ack[256];
+	unsigned flags[256];
+	int n;
+};
+
+static void rec_ack(void *ctx, struct tcp_receiver *r, uint32_t ack, unsigned flags)
+{
+	struct ackrec *a = ctx;
+
+	(void)r;
+	if (a->n < 256) {
+		a->ack[a->n] = ack;
+		a->flags[a->n] = flags;
+		a->n++;
+	}
+}
+
+static void t_delayed_acks(void)
+{
+	struct tcp_params p;
+	struct tcp_receiver r;
+	struct ackrec a = { .n = 0 };
+
+	params(&p, 1);
+	p.delack = true;
+	tcp_receiver_init(&r, &p, 0, rec_ack, &a);
+	CHECK_EQ(tcp_rcv_segment(&r, 0, 0, 0), 1);
+	CHECK_EQ(a.n, 0);
+	CHECK_EQ(r.delack_deadline, 200 * MS);
+	CHECK_EQ(tcp_rcv_segment(&r, 1, 0, 10 * MS), 1);
+	CHECK_EQ(a.n, 1); /* every second segment */
+	CHECK_EQ(a.ack[0], 2);
+	CHECK_EQ(r.delack_deadline, 0);
+	tcp_rcv_segment(&r, 2, 0, 20 * MS);
+	CHECK_EQ(a.n, 1);
+	tcp_rcv_on_delack(&r, 219 * MS);
+	CHECK_EQ(a.n, 1);
+	tcp_rcv_on_delack(&r, 220 * MS); /* the timer */
+	CHECK_EQ(a.n, 2);
+	CHECK_EQ(a.ack[1], 3);
+	/* out of order: an immediate duplicate ACK */
+	CHECK_EQ(tcp_rcv_segment(&r, 4, 0, 300 * MS), 0);
+	CHECK_EQ(a.n, 3);
+	CHECK_EQ(a.ack[2], 3);
+	/* filling the gap: an immediate ACK for both */
+	CHECK_EQ(tcp_rcv_segment(&r, 3, 0, 301 * MS), 2);
+	CHECK_EQ(a.n, 4);
+	CHECK_EQ(a.ack[3], 5);
+	/* an old duplicate: immediate ACK */
+	tcp_rcv_segment(&r, 1, 0, 302 * MS);
+	CHECK_EQ(a.n, 5);
+	CHECK_EQ(r.dup_segs, 1);
+	CHECK_EQ(r.delivered, 5);
+	tcp_receiver_free(&r);
+}
+
+static void t_receiver_reorders_far(void)
+{
+	struct tcp_params p;
+	struct tcp_receiver r;
+	struct ackrec a = { .n = 0 };
+	uint32_t s;
+
+	params(&p, 1);
+	tcp_receiver_init(&r, &p, 0, rec_ack, &a);
+	/* 1..5000 arrive before 0: the map grows; then 0 releases all */
+	for (s = 5000; s >= 1; s--)
+		tcp_rcv_segment(&r, s, 0, 0);
+	CHECK_EQ(r.rcv_nxt, 0);
+	CHECK_EQ(r.ooo_count, 5000);
+	CHECK_EQ(tcp_rcv_segment(&r, 0, 0, 0), 5001);
+	CHECK_EQ(r.rcv_nxt, 5001);
+	CHECK_EQ(r.ooo_count, 0);
+	tcp_receiver_free(&r);
+}
+
+static void t_receiver_ecn_echo(void)
+{
+	struct tcp_params p;
+	struct tcp_receiver r;
+	struct ackrec a = { .n = 0 };
+
+	params(&p, 1);
+	p.ecn = true;
+	tcp_receiver_init(&r, &p, 0, rec_ack, &a);
+	tcp_rcv_segment(&r, 0, TCP_F_ECT, 0);
+	CHECK(!(a.flags[0] & TCP_F_ECE));
+	tcp_rcv_segment(&r, 1, TCP_F_ECT | TCP_F_CE, 0);
+	CHECK(a.flags[1] & TCP_F_ECE);
+	tcp_rcv_segment(&r, 2, TCP_F_ECT, 0);
+	CHECK(a.flags[2] & TCP_F_ECE); /* until CWR */
+	tcp_rcv_segment(&r, 3, TCP_F_ECT | TCP_F_CWR, 0);
+	CHECK(!(a.flags[3] & TCP_F_ECE));
+	tcp_receiver_free(&r);
+}
+
+/* ---- through the engine ---- */
+
+struct hook {
+	/* drop the n-th transmission (1-based) of these segments of flow 0 */
+	uint32_t seq[16];
+	unsigned nth[16];
+	int nrules;
+	unsigned seen[4096];
+	uint64_t arr_t[64];      /* arrival times of segment watch_seq */
+	int narr;
+	uint32_t watch_seq;
+	uint64_t ack_t[64];
+	uint32_t ack_v[64];
+	int nack;
+};
+
+static int hook_arrival(void *ctx, uint64_t now, uint32_t flow, uint32_t seq,
+			unsigned flags)
+{
+	struct hook *h = ctx;
+	int i;
+
+	(void)flags;
+	if (flow != 0 || seq >= 4096)
+		return 0;
+	h->seen[seq]++;
+	if (seq == h->watch_seq && h->narr < 64)
+		h->arr_t[h->narr++] = now;
+	for (i = 0; i < h->nrules; i++)
+		if (h->seq[i] == seq && (h->nth[i] == 0 || h->nth[i] == h->seen[seq]))
+			return 1;
+	return 0;
+}
+
+static void hook_ack(void *ctx, uint64_t now, uint32_t flow, uint32_t ack, unsigned flags)
+{
+	struct hook *h = ctx;
+
+	(void)flags;
+	if (flow == 0 && h->nack < 64) {
+		h->ack_t[h->nack] = now;
+		h->ack_v[h->nack] = ack;
+		h->nack++;
+	}
+}
+
+/* one TCP flow on a 10 Mbit/s, 10 ms bottleneck with a large FIFO */
+static int one_flow(struct hook *h, uint32_t segments, int delack, uint64_t dur,
+		    struct sim_result *res)
+{
+	struct sim_scenario sc;
+	struct sim_setup st;
+	char err[512];
+	int rc;
+	char segs[32];
+
+	snprintf(segs, sizeof(segs), "%u", segments * 1000);
+	if (sim_scenario_init(&sc))
+		return -1;
+	rc = sim_scenario_parse(&sc,
+				"bottleneck_rate = 10mbit\nbottleneck_delay = 10ms\n"
+				"qdisc = fifo\nqueue = limit 1000\ntcp_flows = 1\nudp_flows = 0\n"
+				"tcp_access_rate = 100mbit\ntcp_access_delay = 5ms\n"
+				"tcp_start = 0\nwarmup = 0\ntcp_iw = 4\n",
+				"test", err, sizeof(err));
+	rc = rc || sim_scenario_set(&sc, "tcp_bytes", segs, "test", err, sizeof(err));
+	rc = rc || sim_scenario_set(&sc, "tcp_delack", delack ? "1" : "0", "test", err,
+				    sizeof(err));
+	if (!rc) {
+		char d[32];
+
+		snprintf(d, sizeof(d), "%lluns", (unsigned long long)dur);
+		rc = sim_scenario_set(&sc, "duration", d, "test", err, sizeof(err));
+	}
+	rc = rc || sim_scenario_resolve(&sc, &st, err, sizeof(err));
+	sim_scenario_free(&sc);
+	if (rc) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	st.cfg.arrival_hook = hook_arrival;
+	st.cfg.ack_hook = hook_ack;
+	st.cfg.hook_ctx = h;
+	rc = sim_run(&st.cfg, res, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "%s\n", err);
+	sim_setup_free(&st);
+	return rc;
+}
+
+static void t_engine_single_loss(void)
+{
+	struct hook h;
+	struct sim_result r;
+
+	memset(&h, 0, sizeof(h));
+	h.seq[0] = 50;
+	h.nth[0] = 1;
+	h.nrules = 1;
+	REQUIRE(!one_flow(&h, 400, 0, 10 * SEC, &r));
+	CHECK_EQ(r.flows[0].tcp.fast_retransmits, 1);
+	CHECK_EQ(r.flows[0].tcp.timeouts, 0);
+	CHECK_EQ(r.flows[0].tcp.retransmits, 1);
+	CHECK(r.flows[0].done);
+	CHECK_EQ(r.flows[0].goodput_bytes, 400 * 1000);
+	CHECK_EQ(r.flows[0].drops[SIM_DROP_INJECTED], 1);
+	CHECK_EQ(h.seen[50], 2);
+	sim_result_free(&r);
+}
+
+static void t_engine_burst_loss_partial_acks(void)
+{
+	struct hook h;
+	struct sim_result r;
+
+	memset(&h, 0, sizeof(h));
+	h.seq[0] = 60;
+	h.seq[1] = 63;
+	h.seq[2] = 66;
+	h.nth[0] = h.nth[1] = h.nth[2] = 1;
+	h.nrules = 3;
+	REQUIRE(!one_flow(&h, 400, 0, 10 * SEC, &r));
+	CHECK_EQ(r.flows[0].tcp.fast_retransmits, 1);
+	CHECK_EQ(r.flows[0].tcp.partial_acks, 2);
+	CHECK_EQ(r.flows[0].tcp.timeouts, 0);
+	CHECK_EQ(r.flows[0].tcp.retransmits, 3);
+	CHECK(r.flows[0].done);
+	sim_result_free(&r);
+}
+
+static void t_engine_timeout_backoff(void)
+{
+	struct hook h;
+	struct sim_result r;
+	int i;
+	uint64_t g1, g2;
+
+	/* the whole initial window (0..3) is lost, then the first two
+	 * retransmissions of 0 */
+	memset(&h, 0, sizeof(h));
+	for (i = 0; i < 4; i++) {
+		h.seq[i] = (uint32_t)i;
+		h.nth[i] = 1;
+	}
+	h.seq[4] = 0;
+	h.nth[4] = 2;
+	h.seq[5] = 0;
+	h.nth[5] = 3;
+	h.nrules = 6;
+	h.watch_seq = 0;
+	REQUIRE(!one_flow(&h, 20, 0, 30 * SEC, &r));
+	CHECK_EQ(r.flows[0].tcp.timeouts, 3);
+	CHECK(r.flows[0].done);
+	REQUIRE(h.narr == 4);
+	/* retransmissions at 1 s, then 2 s and 4 s later (exponential backoff) */
+	g1 = h.arr_t[2] - h.arr_t[1];
+	g2 = h.arr_t[3] - h.arr_t[2];
+	CHECK(h.arr_t[1] - h.arr_t[0] > 990 * MS && h.arr_t[1] - h.arr_t[0] < 1010 * MS);
+	CHECK(g1 > 1990 * MS && g1 < 2010 * MS);
+	CHECK(g2 > 3990 * MS && g2 < 4010 * MS);
+	sim_result_free(&r);
+}
+
+static void t_engine_delack_timer(void)
+{
+	struct hook h;
+	struct sim_result r;
+
+	/* one segment: its ACK waits for the 200 ms timer; three: the
+	 * second is acknowledged at once, the third after 200 ms */
+	memset(&h, 0, sizeof(h));
+	h.watch_seq = 0;
+	REQUIRE(!one_flow(&h, 1, 1, 2 * SEC, &r));
+	REQUIRE(h.nack == 1 && h.narr == 1);
+	/* arrival at the bottleneck + 0.8 ms transmission + 10 ms delay */
+	CHECK(h.ack_t[0] - h.arr_t[0] >= 210 * MS && h.ack_t[0] - h.arr_t[0] < 211 * MS);
+	sim_result_free(&r);
+	memset(&h, 0, sizeof(h));
+	REQUIRE(!one_flow(&h, 3, 1, 2 * SEC, &r));
+	REQUIRE(h.nack == 2);
+	CHECK_EQ(h.ack_v[0], 2);
+	CHECK_EQ(h.ack_v[1], 3);
+	CHECK(h.ack_t[1] - h.ack_t[0] > 199 * MS && h.ack_t[1] - h.ack_t[0] < 201 * MS);
+	sim_result_free(&r);
+}
+
+/* ---- scenarios ---- */
+
+static int resolve_text(const char *text, struct sim_setup *st, char *err, size_t len)
+{
+	struct sim_scenario sc;
+	int rc;
+
+	if (sim_scenario_init(&sc))
+		return -2;
+	rc = sim_scenario_parse(&sc, text, "t", err, len);
+	if (!rc)
+		rc = sim_scenario_resolve(&sc, st, err, len);
+	sim_scenario_free(&sc);
+	return rc;
+}
+
+static void t_scenario_errors(void)
+{
+	static const struct {
+		const char *text, *needle;
+	} bad[] = {
+		{ "frobnicate = 1\n", "unknown key \"frobnicate\"" },
+		{ "udp_rate\n", "expected key = value" },
+		{ "udp_rate = fast\n", "udp_rate = \"fast\"" },
+		{ "udp_rate = -2c\n", "udp_rate" },
+		{ "udp_rate = 0\n", "udp_rate" },
+		{ "tcp_flows = -1\n", "tcp_flows" },
+		{ "tcp_flows = 1e3\n", "tcp_flows" },
+		{ "tcp_flows = 2000000\n", "tcp_flows" },
+		{ "duration = 10 s\n", "duration" },
+		{ "duration = 10s\nwarmup = 20s\n", "warmup" },
+		{ "qdisc = sfq\n", "qdisc" },
+		{ "queue = limit 300 min 200 max 100\n", "\"min\" is not smaller" },
+		{ "queue = limit 300 min 100 max 200 frob 1\n", "What is \"frob\"" },
+		{ "bottleneck_rate = 2c\n", "bottleneck_rate" },
+		{ "tcp_access_delay = 5ms..1ms\n", "tcp_access_delay" },
+		{ "tcp_flows = 0\nudp_flows = 0\n", "no flows" },
+		{ "pkt_size = 10\n", "pkt_size" },
+		{ "tcp_delack = maybe\n", "tcp_delack" },
+		{ "tcp_min_rto = 100s\n", "tcp_" },
+		{ "udp_kind = bursty\n", "udp_kind" },
+		{ "sample_interval = 1ns\n", "sample_interval" },
+		{ "udp_rate = nan\n", "udp_rate" },
+		{ "udp_rate = infc\n", "udp_rate" },
+		{ "duration = 1e300\n", "duration" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct sim_setup st;
+		char err[512] = "";
+		int rc = resolve_text(bad[i].text, &st, err, sizeof(err));
+
+		if (rc != -1 || !strstr(err, bad[i].needle)) {
+			tl_failures++;
+			fprintf(stderr, "FAIL %s: \"%s\" gave %d \"%s\" (want \"%s\")\n", tl_current,
+				bad[i].text, rc, err, bad[i].needle);
+		}
+		if (!rc)
+			sim_setup_free(&st);
+	}
+}
+
+static void t_scenario_values(void)
+{
+	struct sim_setup st;
+	char err[512];
+	uint64_t ns;
+	double bps;
+
+	CHECK(!sim_parse_time("20ms", &ns) && ns == 20 * MS);
+	CHECK(!sim_parse_time("1.5", &ns) && ns == 1500 * MS);
+	CHECK(!sim_parse_time("250us", &ns) && ns == 250000);
+	CHECK(sim_parse_time("5 min", &ns));
+	CHECK(!sim_parse_rate("10mbit", 0, &bps) && bps == 10e6);
+	CHECK(!sim_parse_rate("2c", 1e6, &bps) && bps == 2e6);
+	CHECK(!sim_parse_rate("125000Bps", 0, &bps) && bps == 1e6);
+	CHECK(sim_parse_rate("2c", 0, &bps)); /* no capacity: not a rate */
+	REQUIRE(!resolve_text("bottleneck_rate = 10mbit\nudp_rate = 0.5c\nudp_flows = 4\n"
+			      "tcp_flows = 3\ntcp_access_delay = 10ms..30ms\n",
+			      &st, err, sizeof(err)));
+	CHECK_EQ(st.cfg.nflows, 7);
+	CHECK_EQ(st.ntcp, 3);
+	CHECK(st.udp_rate_bps == 5e6);
+	CHECK(st.flows[3].rate_bps == 1.25e6);
+	CHECK_EQ(st.flows[0].access_delay_ns, 10 * MS);
+	CHECK_EQ(st.flows[1].access_delay_ns, 20 * MS);
+	CHECK_EQ(st.flows[2].access_delay_ns, 30 * MS);
+	CHECK(st.flows[0].start_ns <= SEC);
+	/* the discipline got the link's bandwidth and avpkt */
+	CHECK_EQ(st.qp.rate_bytes, 10000000 / 8);
+	CHECK_EQ(st.qp.avpkt, 1000);
+	CHECK_EQ(st.cfg.qcfg.limit, 300);
+	sim_setup_free(&st);
+	/* qdisc with words replaces queue; fifo keeps only the limit */
+	REQUIRE(!resolve_text("qdisc = red limit 100 min 10 max 30\n", &st, err, sizeof(err)));
+	CHECK_EQ(st.cfg.qcfg.kind, CHOKE_KIND_RED);
+	CHECK_EQ(st.cfg.qcfg.qth_min, 10);
+	sim_setup_free(&st);
+	REQUIRE(!resolve_text("qdisc = fifo\n", &st, err, sizeof(err)));
+	CHECK_EQ(st.cfg.qcfg.kind, CHOKE_KIND_FIFO);
+	CHECK_EQ(st.cfg.qcfg.limit, 300);
+	sim_setup_free(&st);
+	/* the built-in paper scenario resolves */
+	REQUIRE(!resolve_text(sim_paper_scenario, &st, err, sizeof(err)));
+	CHECK_EQ(st.ntcp, 32);
+	CHECK_EQ(st.nudp, 1);
+	CHECK_EQ(st.cfg.qcfg.Wlog, 9);
+	sim_setup_free(&st);
+}
+
+/* ---- whole runs ---- */
+
+static int paper_run(const char *extra, struct sim_result *r)
+{
+	struct sim_scenario sc;
+	struct sim_setup st;
+	char err[512];
+	int rc;
+
+	if (sim_scenario_init(&sc))
+		return -1;
+	rc = sim_scenario_parse(&sc, sim_paper_scenario, "paper", err, sizeof(err));
+	rc = rc || sim_scenario_parse(&sc, "duration = 40s\nwarmup = 10s\n", "t", err, sizeof(err));
+	rc = rc || sim_scenario_parse(&sc, extra, "t", err, sizeof(err));
+	rc = rc || sim_scenario_resolve(&sc, &st, err, sizeof(err));
+	sim_scenario_free(&sc);
+	if (rc) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	rc = sim_run(&st.cfg, r, err, sizeof(err));
+	sim_setup_free(&st);
+	return rc;
+}
+
+static void t_deterministic(void)
+{
+	struct sim_result a, b, c;
+	uint32_t i;
+
+	REQUIRE(!paper_run("seed = 3\n", &a));
+	REQUIRE(!paper_run("seed = 3\n", &b));
+	REQUIRE(!paper_run("seed = 4\n", &c));
+	CHECK_EQ(a.events, b.events);
+	CHECK(a.share[SIM_UDP] == b.share[SIM_UDP]);
+	CHECK(a.qlen_mean == b.qlen_mean);
+	CHECK(!memcmp(&a.qst, &b.qst, sizeof(a.qst)));
+	for (i = 0; i < a.nflows; i++)
+		CHECK(!memcmp(&a.flows[i], &b.flows[i], sizeof(a.flows[i])));
+	CHECK(a.events != c.events || a.qst.matched != c.qst.matched);
+	sim_result_free(&a);
+	sim_result_free(&b);
+	sim_result_free(&c);
+}
+
+static void t_choke_bounds_udp(void)
+{
+	struct sim_result f, r, c;
+
+	REQUIRE(!paper_run("qdisc = fifo\n", &f));
+	REQUIRE(!paper_run("qdisc = red\n", &r));
+	REQUIRE(!paper_run("qdisc = choke\n", &c));
+	CHECK(f.share[SIM_UDP] > 0.9);
+	CHECK(r.share[SIM_UDP] > 0.9);
+	CHECK(c.share[SIM_UDP] < 0.4);
+	CHECK(c.qst.matched > 0 && f.qst.matched == 0);
+	CHECK(c.utilization > 0.98);
+	/* conservation: what the core sent is what the link sent */
+	CHECK_EQ(c.qst.sent_pkts, c.link_pkts[0] + c.link_pkts[1]);
+	sim_result_free(&f);
+	sim_result_free(&r);
+	sim_result_free(&c);
+}
+
+static void t_fluid_model(void)
+{
+	double peak = 0, xpeak = 0, x;
+
+	for (x = 0.5; x < 3; x += 0.001) {
+		double m = sim_choke_fluid_share(x);
+
+		if (m > peak) {
+			peak = m;
+			xpeak = x;
+		}
+	}
+	CHECK(fabs(peak - 1 / (exp(1) + 1)) < 1e-4);
+	CHECK(fabs(xpeak - (2 * exp(1) - 1) / (exp(1) + 1)) < 0.01); /* 1.19 */
+	CHECK(fabs(sim_choke_fluid_share(10) - 0.0287) < 0.001);
+	CHECK(sim_choke_fluid_share(0) == 0);
+	/* small rates: mu ~ x / (1 + 2x) */
+	CHECK(fabs(sim_choke_fluid_share(0.01) - 0.01 / 1.02) < 2e-5);
+}
+
+static const struct tl_test sim_tests[] = {
+	{ "sim/tcp-slow-start-and-avoidance", t_slow_start },
+	{ "sim/tcp-single-loss-fast-retransmit", t_single_loss_fast_retransmit },
+	{ "sim/tcp-newreno-partial-acks", t_newreno_partial_acks },
+	{ "sim/tcp-whole-window-rto-backoff-karn", t_whole_window_rto_backoff },
+	{ "sim/tcp-recover-blocks-false-fast-retransmit", t_recover_blocks_false_fast_retransmit },
+	{ "sim/tcp-rtt-estimator-rfc6298", t_rtt_estimator },
+	{ "sim/tcp-limited-transmit", t_limited_transmit },
+	{ "sim/tcp-ecn-response-once-per-window", t_ecn_response },
+	{ "sim/tcp-receiver-delayed-acks", t_delayed_acks },
+	{ "sim/tcp-receiver-reorders-far", t_receiver_reorders_far },
+	{ "sim/tcp-receiver-ecn-echo", t_receiver_ecn_echo },
+	{ "sim/engine-single-loss", t_engine_single_loss },
+	{ "sim/engine-burst-loss-partial-acks", t_engine_burst_loss_partial_acks },
+	{ "sim/engine-timeout-backoff", t_engine_timeout_backoff },
+	{ "sim/engine-delack-timer", t_engine_delack_timer },
+	{ "sim/scenario-errors", t_scenario_errors },
+	{ "sim/scenario-values", t_scenario_values },
+	{ "sim/deterministic", t_deterministic },
+	{ "sim/choke-bounds-udp-share", t_choke_bounds_udp },
+	{ "sim/fluid-model", t_fluid_model },
+	{ NULL, NULL },
+};
+
+static int selected(const char *name, int argc, char **argv)
+{
+	int i, any = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (argv[i][0] == '-')
+			continue;
+		any = 1;
+		if (strstr(name, argv[i]))
+			return 1;
+	}
+	return !any;
+}
+
+int main(int argc, char **argv)
+{
+	const struct tl_test *t;
+	int run = 0, failed = 0;
+
+	for (t = sim_tests; t->name; t++) {
+		int before = tl_failures;
+		clock_t c0 = clock();
+
+		if (!selected(t->name, argc, argv))
+			continue;
+		tl_current = t->name;
+		t->fn();
+		run++;
+		if (tl_failures != before)
+			failed++;
+		printf("%-4s %-48s %6.2fs\n", tl_failures == before ? "ok" : "FAIL", t->name,
+		       (double)(clock() - c0) / CLOCKS_PER_SEC);
+		fflush(stdout);
+	}
+	printf("sim: %d tests, %d failed (%d failed checks)\n", run, failed, tl_failures);
+	return tl_failures ? 1 : 0;
+}
