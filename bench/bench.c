@@ -42,11 +42,21 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #endif
 
-enum { D_FIFO, D_RED, D_CHOKE, D_DPDK, NDISC };
+enum { D_FIFO, D_RED, D_CHOKE, D_DPDK, D_DRAWS, D_ADAPT, D_GEOM, D_BYTES, NDISC };
+#define D_BASE_MASK ((1u << D_DRAWS) - 1)   /* the default rows */
+#define D_VARIANT_MASK (((1u << NDISC) - 1) & ~D_BASE_MASK)
 static const char *const disc_name[NDISC] = { "fifo", "red", "choke",
-					      "dpdk_red" };
+	"dpdk_red", "choke_draws4", "choke_adaptive", "choke_geometric8",
+	"choke_bytes" };
 static const uint8_t disc_kind[NDISC] = { CHOKE_KIND_FIFO, CHOKE_KIND_RED,
-					  CHOKE_KIND_CHOKE, CHOKE_KIND_FIFO };
+	CHOKE_KIND_CHOKE, CHOKE_KIND_FIFO, CHOKE_KIND_CHOKE, CHOKE_KIND_CHOKE,
+	CHOKE_KIND_CHOKE, CHOKE_KIND_CHOKE };
+/* words added to choke's for the variant rows (docs/variants.md) */
+static const char *const disc_extra[NDISC] = { "", "", "", "", " draws 4",
+	" adaptive", " geometric 8", "" };
+/* byte mode: the same thresholds in bytes, at the mean length of the
+ * workload, (64 + 1500) / 2 */
+#define BENCH_MEAN_LEN 782u
 
 static const uint32_t default_queues[] = { 100, 1000, 10000 };
 static const uint32_t default_flows[] = { 1, 100, 100000 };
@@ -112,7 +122,7 @@ struct result {
 	uint32_t queue, flows;
 	int measured;  /* 0: not selected; -1: not available (no DPDK) */
 	double ns_med, ns_min;
-	double ratio_fifo, ratio_dpdk; /* < 0: no peer */
+	double ratio_fifo, ratio_dpdk, ratio_choke; /* < 0: no peer */
 	double match, early, forced, limit; /* fractions of offered packets */
 	double mean_qlen;
 	uint64_t offered;
@@ -231,11 +241,17 @@ static int qsetup_make(struct qsetup *qs, uint32_t Q, uint16_t maxp_inv)
 		if (disc_kind[d] == CHOKE_KIND_FIFO)
 			snprintf(qs->words[d], sizeof(qs->words[d]),
 				 "limit %u", limit);
+		else if (d == D_BYTES)
+			snprintf(qs->words[d], sizeof(qs->words[d]),
+				 "limit %u min %u max %u avpkt %u bandwidth 10gbit "
+				 "probability %s bytes", limit * BENCH_MEAN_LEN,
+				 min * BENCH_MEAN_LEN, max * BENCH_MEAN_LEN,
+				 BENCH_MEAN_LEN, BENCH_PROBABILITY);
 		else
 			snprintf(qs->words[d], sizeof(qs->words[d]),
 				 "limit %u min %u max %u avpkt 1000 "
-				 "bandwidth 10gbit probability %s",
-				 limit, min, max, BENCH_PROBABILITY);
+				 "bandwidth 10gbit probability %s%s",
+				 limit, min, max, BENCH_PROBABILITY, disc_extra[d]);
 		if (parse_words(qs->words[d], disc_kind[d], &qs->prm[d]))
 			return -1;
 	}
@@ -445,7 +461,7 @@ static int measure(const struct bench_opts *o, const struct qsetup *qs,
 		x->disc = d;
 		x->queue = qs->Q;
 		x->flows = p->nflows;
-		x->ratio_fifo = x->ratio_dpdk = -1;
+		x->ratio_fifo = x->ratio_dpdk = x->ratio_choke = -1;
 		if (!(o->only & (1u << d)))
 			continue;
 		if (d == D_DPDK && !have_dpdk) {
@@ -530,6 +546,8 @@ static int measure(const struct bench_opts *o, const struct qsetup *qs,
 			res[d].ratio_fifo = ratio_median(t[d], t[D_FIFO], runs);
 		if (res[D_DPDK].measured == 1)
 			res[d].ratio_dpdk = ratio_median(t[d], t[D_DPDK], runs);
+		if (res[D_CHOKE].measured == 1)
+			res[d].ratio_choke = ratio_median(t[d], t[D_CHOKE], runs);
 	}
 out:
 	for (d = 0; d < NDISC; d++)
@@ -566,7 +584,7 @@ static void print_ratio(double r)
 
 static void print_header(void)
 {
-	printf("%-9s %6s %7s %8s %8s %7s %7s %7s %7s %7s %7s %8s\n",
+	printf("%-16s %6s %7s %8s %8s %7s %7s %7s %7s %7s %7s %8s\n",
 	       "disc", "queue", "flows", "ns/pkt", "Mpps", "x_fifo", "x_dpdk",
 	       "match%", "early%", "forced%", "limit%", "qlen");
 }
@@ -575,7 +593,7 @@ static void print_row(const struct result *x)
 {
 	if (x->measured == 0)
 		return;
-	printf("%-9s %6u %7u", disc_name[x->disc], x->queue, x->flows);
+	printf("%-16s %6u %7u", disc_name[x->disc], x->queue, x->flows);
 	if (x->measured < 0) {
 		printf(" %8s   (not available: built without DPDK)\n", "n/a");
 		return;
@@ -617,6 +635,9 @@ static void print_json(const struct result *res, size_t n)
 		json_num("mpps", ok ? 1000.0 / x->ns_med : 0, ok, 0);
 		json_num("ratio_to_fifo", x->ratio_fifo, ok && x->ratio_fifo >= 0, 0);
 		json_num("ratio_to_dpdk", x->ratio_dpdk, ok && x->ratio_dpdk >= 0, 0);
+		if (x->disc >= D_DRAWS)
+			json_num("ratio_to_choke", x->ratio_choke,
+				 ok && x->ratio_choke >= 0, 0);
 		json_num("match_frac", x->match, ok, 0);
 		json_num("early_drop_frac", x->early, ok, 0);
 		json_num("forced_drop_frac", x->forced, ok, 0);
@@ -698,8 +719,9 @@ static void usage(FILE *f)
 		"                   [--queue Q] [--flows F] [--runs R] "
 		"[--packets N] [--count N]\n"
 		"                   [--dpdk-maxp-inv N]\n"
-		"  DISC: fifo red choke dpdk_red; default: all, queues 100 1000 "
-		"10000,\n"
+		"  DISC: fifo red choke dpdk_red, and with --variants also\n"
+		"  choke_draws4 choke_adaptive choke_geometric8 choke_bytes;\n"
+		"  default: the first four, queues 100 1000 10000,\n"
 		"  flows 1 100 100000, %d runs of %d packets (median), "
 		"--quick: %d runs of %d.\n"
 		"  --count N: one run of exactly N packets per selected "
@@ -749,7 +771,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	uint64_t v;
 
 	memset(o, 0, sizeof(*o));
-	o->only = (1u << NDISC) - 1;
+	o->only = D_BASE_MASK;
 	o->dpdk_maxp_inv = BENCH_MAXP_INV;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -757,6 +779,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 
 		if (!strcmp(a, "--json")) {
 			o->json = 1;
+		} else if (!strcmp(a, "--variants")) {
+			o->only |= D_VARIANT_MASK;
 		} else if (!strcmp(a, "--quick")) {
 			o->quick = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

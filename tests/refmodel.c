@@ -306,6 +306,16 @@ static int variant_match(struct refq *m, void *pkt, uint32_t flow,
 			}
 		}
 	}
+	/* more holes than packets: remove the holes (REF_OURS only) */
+	if (!m->wrapped && m->n - m->qlen > m->qlen) {
+		uint32_t i, w = 0;
+
+		for (i = 0; i < m->n; i++)
+			if (m->slot[i].pkt)
+				m->slot[w++] = m->slot[i];
+		m->n = w;
+		m->st.compactions++;
+	}
 	return 1;
 }
 
