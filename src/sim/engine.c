@@ -112,6 +112,8 @@ struct sim {
 	uint64_t btl_pkts;
 	struct sim_pipe prop; /* the bottleneck's propagation delay */
 	struct sim_result *res;
+	struct choke_hh hh;   /* penalised flows (measured period) */
+	void *hh_mem;
 };
 
 static void fail(struct sim *s, const char *msg)
@@ -281,6 +283,8 @@ static void btl_arrive(struct sim *s, uint32_t i)
 	pf = (k->flags & TCP_F_ECT) ? CHOKE_PKT_ECN_CAPABLE : 0;
 	k->t_enq = s->now;
 	r = choke_enqueue(&s->q, pkt_ref(i), k->len, k->flow, pf, s->now, &v);
+	if (r == CHOKE_DROP_MATCH && s->measuring)
+		choke_hh_add(&s->hh, k->flow, 1 + v.nvictims, NULL);
 	for (j = 0; j < v.nvictims; j++) {
 		uint32_t vi = pkt_idx(v.victim[j]);
 		uint32_t vf = s->pkt[vi].flow;
@@ -568,6 +572,18 @@ static int setup(struct sim *s, const struct sim_config *c)
 	}
 	rb = choke_ring_bytes(c->qcfg.limit);
 	s->ring = malloc(rb);
+	{
+		uint32_t k = c->hh_counters ? c->hh_counters : 16;
+
+		if (k > SIM_HH_MAX)
+			k = SIM_HH_MAX;
+		s->hh_mem = malloc(choke_hh_bytes(k));
+		if (!s->hh_mem || choke_hh_init(&s->hh, k, s->hh_mem, choke_hh_bytes(k),
+						 c->seed)) {
+			fail(s, "out of memory");
+			return -1;
+		}
+	}
 	s->fl = calloc(c->nflows, sizeof(*s->fl));
 	if (!s->ring || !s->fl || sim_heap_init(&s->heap, 4096)) {
 		fail(s, "out of memory");
@@ -650,6 +666,9 @@ static void collect(struct sim *s, struct sim_result *res)
 	const struct choke_stats *q = choke_get_stats(&s->q);
 
 	res->measured_s = secs;
+	res->hh_counters = s->hh.k;
+	res->hh_total = choke_hh_total(&s->hh);
+	res->hh_n = choke_hh_top(&s->hh, res->hh_top, SIM_HH_MAX);
 	for (i = 0; i < c->nflows; i++) {
 		struct sim_flow *f = &s->fl[i];
 		struct sim_flow_result *r = &res->flows[i];
@@ -723,6 +742,7 @@ static void teardown(struct sim *s)
 	free(s->fl);
 	free(s->ring);
 	free(s->pkt);
+	free(s->hh_mem);
 	sim_heap_free(&s->heap);
 }
 

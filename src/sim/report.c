@@ -203,6 +203,23 @@ void sim_report_text(FILE *f, const struct sim_run *r, int all_flows)
 		(unsigned long long)res->qst.matched, (unsigned long long)res->qst.prob_drop,
 		(unsigned long long)res->qst.prob_mark, (unsigned long long)res->qst.forced_drop,
 		(unsigned long long)res->qst.forced_mark, (unsigned long long)res->qst.pdrop);
+	if (res->hh_n) {
+		fprintf(f, "penalised (Space-Saving, %u counters, error bound %llu of %llu "
+			"packets lost to matches):", res->hh_counters,
+			(unsigned long long)(res->hh_total / res->hh_counters),
+			(unsigned long long)res->hh_total);
+		for (i = 0; i < res->hh_n && i < 5; i++) {
+			const struct choke_hh_item *h = &res->hh_top[i];
+			const struct sim_flow_result *fr = &res->flows[h->flow];
+
+			fprintf(f, "%s flow %u (%s) %llu+-%llu, exact %llu", i ? "," : "", h->flow,
+				cls_name[fr->cls], (unsigned long long)h->count,
+				(unsigned long long)h->err,
+				(unsigned long long)(fr->drops[SIM_DROP_MATCH] +
+						     fr->drops[SIM_DROP_VICTIM]));
+		}
+		fputc('\n', f);
+	}
 	fprintf(f, "events %llu, bottleneck packets %llu (data and ACKs)\n",
 		(unsigned long long)res->events, (unsigned long long)res->btl_pkts);
 }
@@ -342,6 +359,19 @@ static void run_json(FILE *f, const struct sim_run *r, int speed, int with_flows
 		(unsigned long long)t.segs_sent, (unsigned long long)t.retransmits,
 		(unsigned long long)t.fast_retransmits, (unsigned long long)t.partial_acks,
 		(unsigned long long)t.timeouts, (unsigned long long)t.ecn_reductions);
+	fprintf(f, ",\"penalised\":{\"counters\":%u,\"total\":%llu,\"bound\":%llu,\"flows\":[",
+		res->hh_counters, (unsigned long long)res->hh_total,
+		(unsigned long long)(res->hh_counters ? res->hh_total / res->hh_counters : 0));
+	for (i = 0; i < res->hh_n && i < 16; i++) {
+		const struct choke_hh_item *h = &res->hh_top[i];
+		const struct sim_flow_result *fr = &res->flows[h->flow];
+
+		fprintf(f, "%s{\"flow\":%u,\"kind\":\"%s\",\"estimate\":%llu,\"error\":%llu,"
+			"\"exact\":%llu}", i ? "," : "", h->flow, cls_name[fr->cls],
+			(unsigned long long)h->count, (unsigned long long)h->err,
+			(unsigned long long)(fr->drops[SIM_DROP_MATCH] + fr->drops[SIM_DROP_VICTIM]));
+	}
+	fprintf(f, "]}");
 	fprintf(f, ",\"events\":%llu,\"bottleneck_pkts\":%llu",
 		(unsigned long long)res->events, (unsigned long long)res->btl_pkts);
 	if (speed) {

@@ -28,6 +28,7 @@ const struct sim_key sim_scenario_keys[] = {
 	{ "queue", SIM_KT_WORDS, "limit 300 min 100 max 200", 0, 0,
 	  "tc words of the discipline (bandwidth and avpkt are added from the link and pkt_size when absent; fifo reads only limit)" },
 	{ "sample_interval", SIM_KT_TIME, "100ms", 0, 0, "period of queue-position samples (0: none)" },
+	{ "hh_counters", SIM_KT_UINT, "16", 1, 256, "counters of the penalised-flows summary (Space-Saving)" },
 	{ "tcp_flows", SIM_KT_UINT, "32", 0, 1000000, "number of TCP NewReno flows" },
 	{ "tcp_access_rate", SIM_KT_RATE, "10mbit", 0, 0, "each TCP sender's access link" },
 	{ "tcp_access_delay", SIM_KT_RANGE, "1ms", 0, 0,
@@ -702,6 +703,9 @@ int sim_scenario_resolve(const struct sim_scenario *sc, struct sim_setup *out,
 	if (get_time(sc, "bottleneck_delay", &c->btl_delay_ns, err, errlen) ||
 	    get_time(sc, "sample_interval", &c->sample_ns, err, errlen))
 		return -1;
+	if (get_uint(sc, "hh_counters", &u, err, errlen))
+		return -1;
+	c->hh_counters = (uint32_t)u;
 	if (c->sample_ns && c->sample_ns < 1000) {
 		val(sc, "sample_interval", &i);
 		return BAD(i, "below 1 us (use 0 for no samples)");

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "choke/core.h"
+#include "choke/hh.h"
 #include "tcp.h"
 
 enum sim_class { SIM_TCP = 0, SIM_UDP = 1, SIM_NCLASS = 2 };
@@ -65,12 +66,14 @@ struct sim_config {
 	uint32_t nflows;
 	const struct sim_flow_cfg *flows;
 	uint64_t sample_ns; /* queue-position sampling period; 0 = off */
+	uint32_t hh_counters; /* penalised-flows summary size (0: 16) */
 	sim_arrival_hook arrival_hook;
 	sim_ack_hook ack_hook;
 	void *hook_ctx;
 };
 
 #define SIM_POS_BINS 10
+#define SIM_HH_MAX 256
 
 struct sim_flow_result {
 	uint8_t cls;
@@ -104,6 +107,11 @@ struct sim_result {
 	uint64_t pos_samples;
 	double pos_udp[SIM_POS_BINS]; /* UDP fraction of queued packets by position, head first */
 	struct choke_stats qst;   /* the core's counters over the measured period */
+	/* who is penalised: the Space-Saving summary of packets lost to
+	 * matches in the measured period, largest first (flow = index) */
+	uint32_t hh_counters, hh_n;
+	uint64_t hh_total;
+	struct choke_hh_item hh_top[SIM_HH_MAX];
 	/* the whole run */
 	uint64_t events;
 	uint64_t btl_pkts;        /* data packets sent by the bottleneck + ACKs
