@@ -166,5 +166,24 @@ st=$(run "$CHOKE" sim --keys)
 if [ "$st" = 0 ] && grep -q '^udp_rate ' "$tmp/out" && grep -q '^tcp_min_rto ' "$tmp/out"; then ok keys
 else bad keys "status $st"; fi
 
+# variants: more draws bound several UDP flows that defeat one draw; the
+# penalised-flows summary brackets the exact counts and names the floods
+"$CHOKE" sim scenarios/multi-udp --set duration=40s --set warmup=10s --json >"$tmp/v1.json" 2>"$tmp/err" &&
+"$CHOKE" sim scenarios/multi-udp --set duration=40s --set warmup=10s \
+	--set "queue=limit 300 min 25 max 50 adaptive" --set hh_counters=8 --json >"$tmp/v2.json" 2>>"$tmp/err"
+python3 - "$tmp/v1.json" "$tmp/v2.json" <<'PY' >"$tmp/py" 2>&1
+import json, sys
+plain, ada = (json.load(open(x)) for x in sys.argv[1:3])
+assert plain["share"]["udp"] > 0.6, plain["share"]
+assert ada["share"]["udp"] < 0.2, ada["share"]
+p = ada["penalised"]
+exact = {f["flow"]: f["drops"]["match"] + f["drops"]["victim"] for f in ada["flows"]}
+for e in p["flows"]:
+    assert e["estimate"] - e["error"] <= exact[e["flow"]] <= e["estimate"], e
+assert sorted(e["kind"] for e in p["flows"][:4]) == ["udp"] * 4, p["flows"][:4]
+print("4 UDP flows at 2c: plain %.3f, adaptive %.3f" % (plain["share"]["udp"], ada["share"]["udp"]))
+PY
+if [ $? = 0 ]; then ok "variants-and-penalised: $(cat "$tmp/py")"; else bad variants-and-penalised "$(tail -3 "$tmp/py" "$tmp/err")"; fi
+
 echo "sim: $n tests, $fails failed"
 [ $fails = 0 ]
