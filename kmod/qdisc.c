@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sch_libchoke: the CHOKe queue discipline as a Linux qdisc, on libchoke's
+ * core (src/core/choke.c, compiled unchanged through core.c).
+ *
+ * It registers the qdisc id "choke" with mainline sch_choke's netlink ABI
+ * (TCA_CHOKE_PARMS = struct tc_red_qopt, TCA_CHOKE_STAB = 256 bytes,
+ * TCA_CHOKE_MAX_P = u32; xstats = struct tc_choke_xstats), so stock
+ * iproute2 configures, shows and changes it. What differs from mainline
+ * (docs/kernel.md):
+ *  - the ring never wraps, so the queue never stalls (the core's ring has
+ *    twice mainline's slots and compacts holes when needed);
+ *  - a flow is the full key (both addresses in full, IPv4 and IPv6, both
+ *    ports, protocol, ethertype) from the kernel's flow dissector; a keyed
+ *    hash of it is the core's flow value and a match is confirmed by
+ *    comparing the keys, so neither hash collisions nor IPv6 prefixes
+ *    alias two flows;
+ *  - configuration mainline accepts but cannot work as meant is refused
+ *    with an extack message (libchoke_parse below lists it);
+ *  - shrinking the limit never leaves more than limit packets queued;
+ *  - an empty peek starts the idle period (libchoke_peek);
+ *  - xstats "other" counts the packets a reset or change dropped.
+ *
+ * Locking: enqueue, dequeue, peek and reset run under the qdisc's root
+ * lock; change takes sch_tree_lock; dump and dump_stats run under RTNL
+ * without the qdisc lock, so they read counters with READ_ONCE.
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/types.h>
+#include <linux/string.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/siphash.h>
+#include <linux/ktime.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/netlink.h>
+#include <net/pkt_sched.h>
+#include <net/sch_generic.h>
+#include <net/inet_ecn.h>
+#include <net/flow_dissector.h>
+#include <net/red.h>
+
+#include "choke/core.h"
+
+/*
+ * What a flow is. Filled from the kernel's flow dissector (the one mainline
+ * uses, which reads through VLAN tags, non-linear skbs and every link type
+ * the kernel knows); two packets are the same flow when these 40 bytes are
+ * equal. The layout is src/pkt's struct flow_key with addr_type in place of
+ * its kind. Fragments: the first keeps its ports (PARSE_1ST_FRAG), later
+ * ones have ports 0. Non-IP: the ethertype alone.
+ */
+struct libchoke_key {
+	u8 src[16];
+	u8 dst[16];
+	__be16 sport, dport;
+	__be16 n_proto;
+	u8 ip_proto;
+	u8 addr_type;
+} __aligned(SIPHASH_ALIGNMENT);
+
+/*
+ * The idle-damping clock. Mainline measures idle time in microseconds while
+ * tc builds the table (Scell_log, Stab) for 64 ns ticks, so the average
+ * decays 15.6 times more slowly after an idle period than tc intended; we
+ * do the same by default. tc_idle_ticks=1 uses tc's unit (docs/kernel.md).
+ */
+static bool tc_idle_ticks;
+module_param(tc_idle_ticks, bool, 0444);
+MODULE_PARM_DESC(tc_idle_ticks,
+		 "measure idle time in tc's 64 ns ticks, the unit tc builds Stab for (default: microseconds, as mainline)");
+
+struct libchoke_sched {
+	struct choke core;
+	struct choke_config cfg;	/* as applied: what dump reports */
+	void *ring;			/* the ring given to the core */
+	siphash_key_t hkey;		/* per-instance hash key */
+	struct libchoke_key arriving;	/* key of the packet being enqueued */
+	struct Qdisc *sch;
+	/* packets and bytes the current change (or reset) dropped, for the
+	 * parents' backlog */
+	unsigned int change_drops, change_bytes;
+};
+
+static void libchoke_key_of(const struct sk_buff *skb, struct libchoke_key *k)
+{
+	struct flow_keys fk;
+
+	memset(k, 0, sizeof(*k));
+	skb_flow_dissect_flow_keys(skb, &fk, FLOW_DISSECTOR_F_PARSE_1ST_FRAG);
+	k->n_proto = fk.basic.n_proto;
+	k->ip_proto = fk.basic.ip_proto;
+	k->addr_type = (u8)fk.control.addr_type;
+	switch (fk.control.addr_type) {
+	case FLOW_DISSECTOR_KEY_IPV4_ADDRS:
+		memcpy(k->src, &fk.addrs.v4addrs.src, 4);
+		memcpy(k->dst, &fk.addrs.v4addrs.dst, 4);
+		break;
+	case FLOW_DISSECTOR_KEY_IPV6_ADDRS:
+		memcpy(k->src, &fk.addrs.v6addrs.src, 16);
+		memcpy(k->dst, &fk.addrs.v6addrs.dst, 16);
+		break;
+	case FLOW_DISSECTOR_KEY_TIPC:
+		memcpy(k->src, &fk.addrs.tipckey.key, 4);
+		break;
+	}
+	k->sport = fk.ports.src;
+	k->dport = fk.ports.dst;
+}
+
+/* The core's exact comparison: called only when the hashes are equal. The
+ * queued packet's key is recomputed (its headers are unchanged while it is
+ * queued; a CE mark is not part of the key). */
+static bool libchoke_same_flow(void *ctx, const void *queued,
+			       const void *arriving)
+{
+	struct libchoke_sched *q = ctx;
+	struct libchoke_key k;
+
+	libchoke_key_of(queued, &k);
+	return !memcmp(&k, &q->arriving, sizeof(k));
+}
+
+/* Could INET_ECN_set_ce() mark this packet? The same tests, decided before
+ * the core runs: an IPv4 or IPv6 header in the linear data with ECT(0),
+ * ECT(1) or CE. */
+static bool libchoke_ecn_capable(const struct sk_buff *skb)
+{
+	switch (skb_protocol(skb, true)) {
+	case htons(ETH_P_IP):
+		if (skb_network_header(skb) + sizeof(struct iphdr) <=
+		    skb_tail_pointer(skb))
+			return !INET_ECN_is_not_ect(ip_hdr(skb)->tos);
+		break;
+	case htons(ETH_P_IPV6):
+		if (skb_network_header(skb) + sizeof(struct ipv6hdr) <=
+		    skb_tail_pointer(skb))
+			return !INET_ECN_is_not_ect(ipv6_get_dsfield(ipv6_hdr(skb)));
+		break;
+	}
+	return false;
+}
+
+/* The qdisc's own view of the queue follows the core's after every change. */
+static void libchoke_sync(struct Qdisc *sch, const struct libchoke_sched *q)
+{
+	sch->q.qlen = choke_qlen(&q->core);
+	sch->qstats.backlog = (u32)choke_backlog(&q->core);
+}
+
+static int libchoke_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			    struct sk_buff **to_free)
+{
+	struct libchoke_sched *q = qdisc_priv(sch);
+	unsigned int len = qdisc_pkt_len(skb);
+	unsigned int pkt_flags = 0;
+	struct choke_verdict v;
+	u32 flow;
+	int r;
+
+	libchoke_key_of(skb, &q->arriving);
+	flow = (u32)siphash(&q->arriving, sizeof(q->arriving), &q->hkey);
+	if (libchoke_ecn_capable(skb))
+		pkt_flags |= CHOKE_PKT_ECN_CAPABLE;
+
+	r = choke_enqueue(&q->core, skb, len, flow, pkt_flags, ktime_get_ns(),
+			  &v);
+	libchoke_sync(sch, q);
+	sch->qstats.overlimits = (u32)choke_get_stats(&q->core)->overlimits;
+
+	switch (r) {
+	case CHOKE_QUEUED:
+		return NET_XMIT_SUCCESS;
+	case CHOKE_QUEUED_MARKED:
+		INET_ECN_set_ce(skb);
+		return NET_XMIT_SUCCESS;
+	case CHOKE_DROP_MATCH:
+		/* The victim had been counted by every parent: take it back
+		 * (after our qlen is current, so an emptied class is noticed). */
+		qdisc_tree_reduce_backlog(sch, 1, v.victim_len[0]);
+		qdisc_drop(v.victim[0], sch, to_free);
+		fallthrough;
+	case CHOKE_DROP_FORCED:
+	case CHOKE_DROP_EARLY:
+		qdisc_drop(skb, sch, to_free);
+		return NET_XMIT_CN;
+	default: /* CHOKE_DROP_LIMIT */
+		return qdisc_drop(skb, sch, to_free);
+	}
+}
+
+static struct sk_buff *libchoke_dequeue(struct Qdisc *sch)
+{
+	struct libchoke_sched *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+
+	skb = choke_dequeue(&q->core, ktime_get_ns(), NULL);
+	if (!skb)
+		return NULL;
+	libchoke_sync(sch, q);
+	qdisc_bstats_update(sch, skb);
+	return skb;
+}
+
+/*
+ * A parent that peeks (tbf) never calls dequeue on an empty child, so in
+ * mainline the RED average never sees the link go idle under tbf: after a
+ * flood it stays high until enough new arrivals have worn it down, dropping
+ * every packet that cannot be marked (ARP included, which cuts the link off
+ * for IP too). An empty peek is where the queue goes idle: start the idle
+ * period there as dequeue would (the core's dequeue of an empty queue does
+ * only that).
+ */
+static struct sk_buff *libchoke_peek(struct Qdisc *sch)
+{
+	struct libchoke_sched *q = qdisc_priv(sch);
+	struct sk_buff *skb = choke_peek(&q->core);
+
+	if (!skb)
+		choke_dequeue(&q->core, ktime_get_ns(), NULL);
+	return skb;
+}
+
+/* Reset and change drop through this (both run under RTNL). */
+static void libchoke_drop_rtnl(void *ctx, void *pkt, uint32_t len)
+{
+	struct libchoke_sched *q = ctx;
+
+	q->change_drops++;
+	q->change_bytes += len;
+	rtnl_qdisc_drop(pkt, q->sch);
+}
+
+static void libchoke_reset(struct Qdisc *sch)
+{
+	struct libchoke_sched *q = qdisc_priv(sch);
+
+	if (!q->ring)
+		return;
+	choke_reset(&q->core, libchoke_drop_rtnl, q);
+	libchoke_sync(sch, q);
+}
+
+static const struct nla_policy libchoke_policy[TCA_CHOKE_MAX + 1] = {
+	/* lengths are checked exactly in libchoke_parse, with messages */
+	[TCA_CHOKE_PARMS] = { .type = NLA_UNSPEC },
+	[TCA_CHOKE_STAB] = { .type = NLA_UNSPEC },
+	[TCA_CHOKE_MAX_P] = { .type = NLA_UNSPEC },
+};
+
+#define LIBCHOKE_FLAGS (TC_RED_ECN | TC_RED_HARDDROP)
+
+/*
+ * Options to a configuration, validated. Refused as by mainline: no
+ * options, PARMS or STAB missing, limit above 131071, fls(min) + Wlog >= 32,
+ * fls(max) + Wlog >= 32, Scell_log >= 32, max < min, a Stab entry >= 32.
+ * Refused here although mainline accepts them (each cannot work as meant):
+ *  - PARMS, STAB or MAX_P of the wrong length (mainline takes longer ones
+ *    and ignores the excess; a short MAX_P only warns);
+ *  - limit 0 (a queue that drops every packet);
+ *  - max above limit (the average can never reach it; tc refuses it too);
+ *  - flag bits other than ECN and HARDDROP (ADAPTATIVE and NODROP are
+ *    sch_red's and do nothing in choke; higher bits are undefined).
+ * Accepted as by mainline although odd: Scell_log 25..31, where
+ * 255 << Scell_log wraps in 32 bits and the idle time is clamped to the
+ * wrapped value (the core reproduces it). Stock tc sends such values for
+ * slow links or small bursts (124 of the 527 configurations it accepts in
+ * tests/vectors/params.vec, e.g. "bandwidth 10kbit"), so refusing them
+ * would break tc; the effect is only a shorter idle clamp.
+ */
+static int libchoke_parse(struct nlattr *opt, struct choke_config *c,
+			  struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[TCA_CHOKE_MAX + 1];
+	const struct tc_red_qopt *ctl;
+	const u8 *stab;
+	const char *why;
+	int err, i;
+
+	if (!opt) {
+		NL_SET_ERR_MSG_MOD(extack, "choke needs options (TCA_CHOKE_PARMS and TCA_CHOKE_STAB)");
+		return -EINVAL;
+	}
+	err = nla_parse_nested_deprecated(tb, TCA_CHOKE_MAX, opt,
+					  libchoke_policy, extack);
+	if (err < 0)
+		return err;
+	if (!tb[TCA_CHOKE_PARMS]) {
+		NL_SET_ERR_MSG_MOD(extack, "TCA_CHOKE_PARMS is missing");
+		return -EINVAL;
+	}
+	if (!tb[TCA_CHOKE_STAB]) {
+		NL_SET_ERR_MSG_MOD(extack, "TCA_CHOKE_STAB (idle damping table) is missing");
+		return -EINVAL;
+	}
+	if (nla_len(tb[TCA_CHOKE_PARMS]) != sizeof(struct tc_red_qopt)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_CHOKE_PARMS],
+				    KBUILD_MODNAME ": TCA_CHOKE_PARMS must be a struct tc_red_qopt (16 bytes)");
+		return -EINVAL;
+	}
+	if (nla_len(tb[TCA_CHOKE_STAB]) != RED_STAB_SIZE) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_CHOKE_STAB],
+				    KBUILD_MODNAME ": TCA_CHOKE_STAB must be exactly 256 bytes");
+		return -EINVAL;
+	}
+	if (tb[TCA_CHOKE_MAX_P] && nla_len(tb[TCA_CHOKE_MAX_P]) != sizeof(u32)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_CHOKE_MAX_P],
+				    KBUILD_MODNAME ": TCA_CHOKE_MAX_P must be a u32");
+		return -EINVAL;
+	}
+
+	ctl = nla_data(tb[TCA_CHOKE_PARMS]);
+	stab = nla_data(tb[TCA_CHOKE_STAB]);
+	memset(c, 0, sizeof(*c));
+	c->limit = ctl->limit;
+	c->qth_min = ctl->qth_min;
+	c->qth_max = ctl->qth_max;
+	c->Wlog = ctl->Wlog;
+	c->Plog = ctl->Plog;
+	c->Scell_log = ctl->Scell_log;
+	c->flags = ctl->flags;
+	c->max_P = tb[TCA_CHOKE_MAX_P] ? nla_get_u32(tb[TCA_CHOKE_MAX_P]) : 0;
+	memcpy(c->stab, stab, RED_STAB_SIZE);
+	c->kind = CHOKE_KIND_CHOKE;
+	c->idle_unit = tc_idle_ticks ? CHOKE_IDLE_TICKS64 : CHOKE_IDLE_KERNEL_US;
+
+	if (c->limit == 0) {
+		NL_SET_ERR_MSG_MOD(extack, "limit must be at least 1 packet");
+		return -EINVAL;
+	}
+	if (c->limit > CHOKE_MAX_LIMIT) {
+		NL_SET_ERR_MSG_MOD(extack, "limit is larger than 131071 packets");
+		return -EINVAL;
+	}
+	if (fls(c->qth_min) + c->Wlog >= 32) {
+		NL_SET_ERR_MSG_MOD(extack, "min threshold too large for Wlog (qth_min << Wlog overflows 32 bits)");
+		return -EINVAL;
+	}
+	if (fls(c->qth_max) + c->Wlog >= 32) {
+		NL_SET_ERR_MSG_MOD(extack, "max threshold too large for Wlog (qth_max << Wlog overflows 32 bits)");
+		return -EINVAL;
+	}
+	if (c->Scell_log >= 32) {
+		NL_SET_ERR_MSG_MOD(extack, "Scell_log must be below 32");
+		return -EINVAL;
+	}
+	if (c->qth_max < c->qth_min) {
+		NL_SET_ERR_MSG_MOD(extack, "max threshold is below min threshold");
+		return -EINVAL;
+	}
+	if (c->qth_max > c->limit) {
+		NL_SET_ERR_MSG_MOD(extack, "max threshold is above limit (the average can never reach it)");
+		return -EINVAL;
+	}
+	for (i = 0; i < RED_STAB_SIZE; i++) {
+		if (stab[i] >= 32) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_CHOKE_STAB],
+					    KBUILD_MODNAME ": idle damping table (Stab) entries must be below 32");
+			return -EINVAL;
+		}
+	}
+	if (c->flags & ~LIBCHOKE_FLAGS) {
+		NL_SET_ERR_MSG_MOD(extack, "unsupported flags: choke knows ecn (1) and harddrop (2) only");
+		return -EINVAL;
+	}
+	/* The core's own check: the same rules, as a safety net. */
+	if (choke_config_check(c, &why)) {
+		NL_SET_ERR_MSG_MOD(extack, "configuration refused by the core");
+		pr_debug("sch_libchoke: %s\n", why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void *libchoke_ring_alloc(u32 limit)
+{
+	return kvcalloc(choke_ring_slots(limit), sizeof(struct choke_slot),
+			GFP_KERNEL);
+}
+
+static int libchoke_change(struct Qdisc *sch, struct nlattr *opt,
+			   struct netlink_ext_ack *extack)
+{
+	struct libchoke_sched *q = qdisc_priv(sch);
+	struct choke_config c;
+	void *ring = NULL, *old = NULL;
+	int err;
+
+	err = libchoke_parse(opt, &c, extack);
+	if (err)
+		return err;
+	if (choke_change_needs_ring(&q->core, c.limit)) {
+		ring = libchoke_ring_alloc(c.limit);
+		if (!ring) {
+			NL_SET_ERR_MSG_MOD(extack, "cannot allocate the ring for this limit");
+			return -ENOMEM;
+		}
+	}
+
+	sch_tree_lock(sch);
+	q->change_drops = 0;
+	q->change_bytes = 0;
+	err = choke_change(&q->core, &c, ring, ring ? choke_ring_bytes(c.limit) : 0,
+			   &old, libchoke_drop_rtnl, q);
+	if (err) {
+		sch_tree_unlock(sch);
+		kvfree(ring);
+		NL_SET_ERR_MSG_MOD(extack, "configuration refused by the core");
+		return -EINVAL;
+	}
+	if (ring)
+		q->ring = ring;
+	q->cfg = c;
+	libchoke_sync(sch, q);
+	if (q->change_drops)
+		qdisc_tree_reduce_backlog(sch, q->change_drops, q->change_bytes);
+	sch_tree_unlock(sch);
+
+	kvfree(old);
+	return 0;
+}
+
+static int libchoke_init(struct Qdisc *sch, struct nlattr *opt,
+			 struct netlink_ext_ack *extack)
+{
+	struct libchoke_sched *q = qdisc_priv(sch);
+	const struct choke_ops ops = {
+		.same_flow = libchoke_same_flow,
+		.ctx = q,
+	};
+	struct choke_config c;
+	void *ring;
+	int err;
+
+	q->sch = sch;
+	err = libchoke_parse(opt, &c, extack);
+	if (err)
+		return err;
+	ring = libchoke_ring_alloc(c.limit);
+	if (!ring) {
+		NL_SET_ERR_MSG_MOD(extack, "cannot allocate the ring for this limit");
+		return -ENOMEM;
+	}
+	err = choke_init(&q->core, &c, ring, choke_ring_bytes(c.limit));
+	if (err) {
+		kvfree(ring);
+		NL_SET_ERR_MSG_MOD(extack, "configuration refused by the core");
+		return -EINVAL;
+	}
+	q->ring = ring;
+	q->cfg = c;
+	get_random_bytes(&q->hkey, sizeof(q->hkey));
+	choke_seed(&q->core, get_random_u64());
+	choke_set_ops(&q->core, &ops);
+	libchoke_sync(sch, q);
+	return 0;
+}
+
+static void libchoke_drop_free(void *ctx, void *pkt, uint32_t len)
+{
+	kfree_skb(pkt);
+}
+
+static void libchoke_destroy(struct Qdisc *sch)
+{
+	struct libchoke_sched *q = qdisc_priv(sch);
+
+	if (!q->ring)
+		return; /* init failed before the ring existed */
+	/* qdisc_destroy() resets first; anything left would be a bug, but
+	 * free it rather than leak it. */
+	if (WARN_ON_ONCE(choke_qlen(&q->core)))
+		choke_reset(&q->core, libchoke_drop_free, NULL);
+	kvfree(q->ring);
+	q->ring = NULL;
+}
+
+static int libchoke_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct libchoke_sched *q = qdisc_priv(sch);
+	const struct choke_config *c = &q->cfg;
+	struct tc_red_qopt opt = {
+		.limit = c->limit,
+		.qth_min = c->qth_min,	/* unscaled, as mainline dumps them */
+		.qth_max = c->qth_max,
+		.Wlog = c->Wlog,
+		.Plog = c->Plog,
+		.Scell_log = c->Scell_log,
+		.flags = c->flags,
+	};
+	struct nlattr *opts;
+
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		return -EMSGSIZE;
+	/* MAX_P as in effect (derived from Plog when none was given), as
+	 * mainline; the core holds it. */
+	if (nla_put(skb, TCA_CHOKE_PARMS, sizeof(opt), &opt) ||
+	    nla_put_u32(skb, TCA_CHOKE_MAX_P, q->core.max_P)) {
+		nla_nest_cancel(skb, opts);
+		return -EMSGSIZE;
+	}
+	return nla_nest_end(skb, opts);
+}
+
+static int libchoke_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct libchoke_sched *q = qdisc_priv(sch);
+	const struct choke_stats *s = choke_get_stats(&q->core);
+	struct tc_choke_xstats st = {
+		.early = (u32)(READ_ONCE(s->prob_drop) + READ_ONCE(s->forced_drop)),
+		.marked = (u32)(READ_ONCE(s->prob_mark) + READ_ONCE(s->forced_mark)),
+		.pdrop = (u32)READ_ONCE(s->pdrop),
+		.other = (u32)READ_ONCE(s->other_drop),
+		.matched = (u32)READ_ONCE(s->matched),
+	};
+
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+static struct Qdisc_ops libchoke_qdisc_ops __read_mostly = {
+	.id = "choke",
+	.priv_size = sizeof(struct libchoke_sched),
+	.enqueue = libchoke_enqueue,
+	.dequeue = libchoke_dequeue,
+	.peek = libchoke_peek,
+	.init = libchoke_init,
+	.destroy = libchoke_destroy,
+	.reset = libchoke_reset,
+	.change = libchoke_change,
+	.dump = libchoke_dump,
+	.dump_stats = libchoke_dump_stats,
+	.owner = THIS_MODULE,
+};
+
+static int __init libchoke_module_init(void)
+{
+	int err = register_qdisc(&libchoke_qdisc_ops);
+
+	if (err == -EEXIST)
+		pr_err("sch_libchoke: the qdisc id \"choke\" is taken, most likely by mainline sch_choke; the two cannot be loaded at once: rmmod sch_choke, then load sch_libchoke again\n");
+	else if (!err)
+		pr_info("sch_libchoke: qdisc \"choke\" registered (libchoke core, non-wrapping ring)\n");
+	return err;
+}
+
+static void __exit libchoke_module_exit(void)
+{
+	unregister_qdisc(&libchoke_qdisc_ops);
+}
+
+module_init(libchoke_module_init);
+module_exit(libchoke_module_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("CHOKe queue discipline on the libchoke core (qdisc id \"choke\"; never wraps)");
+MODULE_VERSION("0.1.0");

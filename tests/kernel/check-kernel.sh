@@ -1,0 +1,119 @@
+#!/bin/sh
+# make check-kernel: the kernel module side by side with mainline sch_choke
+# in User-Mode Linux, plus a compile check against Debian's amd64 headers.
+#
+#   tests/kernel/check-kernel.sh [--quick] [--impls mainline,ours]
+#
+# Steps: build (once, cached) a UML kernel from Debian's linux-source-6.1;
+# build sch_libchoke.ko against it and against /usr/src/linux-headers-*-amd64;
+# boot UML with the host's root as hostfs and run tests/kernel/guest-suite.sh
+# (the same cases against mainline's module, then ours); compare on the host
+# (report.py). Summary on stdout and in build/kernel/check-kernel.log; raw
+# results in build/kernel/run/. When qemu-system-x86, busybox-static and
+# cpio are installed it also boots Debian's amd64 kernel under qemu and
+# smoke-tests the module there (tests/kernel/qemu-smoke.sh). Needs root (UML itself does not, but the
+# guest's network namespaces run as the host's root user inside UML), gcc,
+# make, python3, tc, ip, iperf3, and linux-source-6.1.
+set -eu
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+OUT=$ROOT/build/kernel
+RUN=$OUT/run
+LOG=$OUT/check-kernel.log
+KDIR=$OUT/linux-source-6.1
+QUICK=0
+IMPLS=mainline,ours
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) QUICK=1; shift ;;
+	--impls) IMPLS=$2; shift 2 ;;
+	*) echo "check-kernel: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+case $ROOT in *[!A-Za-z0-9/._-]*) echo "check-kernel: the repository path must not contain spaces or special characters (it goes on the UML command line)" >&2; exit 2 ;; esac
+
+mkdir -p "$OUT"
+: > "$LOG"
+t_start=$(date +%s)
+step() { echo "check-kernel: [$(( $(date +%s) - t_start ))s] $*" | tee -a "$LOG"; }
+
+for t in gcc make python3 tc ip iperf3 timeout; do
+	command -v $t >/dev/null 2>&1 || { echo "check-kernel: missing $t (.ci/run installs what is needed)" >&2; exit 2; }
+done
+
+step "UML kernel (tests/kernel/build-uml.sh; cold about 6-13 minutes on 2 cores)"
+if ! tests/kernel/build-uml.sh "$KDIR" >>"$LOG" 2>&1; then
+	tail -30 "$LOG"; echo "check-kernel: UML build failed (see $LOG)" >&2; exit 1
+fi
+grep '^build-uml:' "$LOG" | tail -1
+[ -x "$KDIR/linux" ] || { echo "check-kernel: no $KDIR/linux" >&2; exit 1; }
+
+step "sch_libchoke.ko for UML (the dkms source tree, built with ARCH=um)"
+rm -rf "$OUT/mod-um"
+make -s -C kmod dkms-tree DESTDIR="$OUT/mod-um" >>"$LOG" 2>&1
+make -C "$KDIR" ARCH=um M="$OUT/mod-um/kmod" modules >>"$LOG" 2>&1 ||
+	{ tail -30 "$LOG"; echo "check-kernel: module build (UML) failed" >&2; exit 1; }
+
+step "compile check against Debian's distribution headers"
+hdr_fail=0 hdr_done=0
+for h in /usr/src/linux-headers-*-amd64; do
+	[ -f "$h/Makefile" ] || continue
+	v=${h#/usr/src/linux-headers-}
+	rm -rf "$OUT/mod-$v"
+	make -s -C kmod dkms-tree DESTDIR="$OUT/mod-$v" >>"$LOG" 2>&1
+	if make -C "$h" M="$OUT/mod-$v/kmod" modules >>"$LOG" 2>&1; then
+		step "  $v: built $(modinfo -F vermagic "$OUT/mod-$v/kmod/sch_libchoke.ko" 2>/dev/null)"
+		hdr_done=$((hdr_done + 1))
+	else
+		step "  $v: FAILED (see $LOG)"
+		hdr_fail=1
+	fi
+done
+[ $hdr_done -gt 0 ] || step "  no /usr/src/linux-headers-*-amd64 (apt-get install linux-headers-amd64): compile check SKIPPED"
+
+step "tools for the guest"
+gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$OUT/choke-nl" tests/kernel/choke-nl.c
+rm -rf "$RUN"; mkdir -p "$RUN"
+python3 tests/kernel/report.py gen-batch "$RUN" $( [ $QUICK = 1 ] && echo --quick ) | tee -a "$LOG"
+
+step "booting UML (guest log: $RUN/guest.log)"
+limit=$([ $QUICK = 1 ] && echo 1200 || echo 2400)
+set +e
+( cd "$RUN" && timeout -k 20 $limit "$KDIR/linux" mem=768M rootfstype=hostfs rootflags=/ rw \
+	init="$ROOT/tests/kernel/guest-init.sh" con0=fd:0,fd:1 con=null quiet \
+	CHOKE_ROOT="$ROOT" CHOKE_RUN="$RUN" CHOKE_KDIR="$KDIR" \
+	CHOKE_KMOD="$OUT/mod-um/kmod/sch_libchoke.ko" CHOKE_NL="$OUT/choke-nl" \
+	CHOKE_BATCH="$RUN/config.batch" CHOKE_QUICK=$QUICK CHOKE_IMPLS=$IMPLS \
+	</dev/null >"$RUN/console.log" 2>&1 )
+urc=$?
+set -e
+if [ $urc -eq 124 ] || [ $urc -eq 137 ]; then step "UML did not finish within $limit s (killed)"; fi
+step "guest finished (UML exit $urc); comparing"
+
+echo >> "$LOG"
+set +e
+python3 tests/kernel/report.py report "$RUN" "$LOG"
+rc=$?
+set -e
+# Bonus: Debian's own amd64 kernel under qemu (TCG), with our module built
+# against its headers and the kernel's own sch_choke beside it.
+if command -v qemu-system-x86_64 >/dev/null 2>&1 && command -v busybox >/dev/null 2>&1 &&
+   command -v cpio >/dev/null 2>&1 && [ $hdr_done -gt 0 ]; then
+	step "qemu: Debian's amd64 kernel (tests/kernel/qemu-smoke.sh)"
+	if sh tests/kernel/qemu-smoke.sh >>"$LOG" 2>&1; then
+		sed 's/^/  /' "$OUT/qemu/summary.txt" | grep -v 'counters:' | tee -a "$LOG"
+		step "qemu smoke test passed"
+	else
+		sed 's/^/  /' "$OUT/qemu/summary.txt" 2>/dev/null
+		echo "check-kernel: FAIL: qemu smoke test on Debian's kernel (see $OUT/qemu/console.log)" | tee -a "$LOG"
+		rc=1
+	fi
+else
+	step "qemu smoke test SKIPPED (needs qemu-system-x86, busybox-static, cpio, linux-headers-amd64)"
+fi
+if [ $hdr_fail -ne 0 ]; then
+	echo "check-kernel: FAIL: the module does not build against Debian's headers" | tee -a "$LOG"
+	rc=1
+fi
+step "done in $(( $(date +%s) - t_start )) s; log: $LOG"
+exit $rc
