@@ -30,9 +30,6 @@ void cli_print_warnings(const struct choke_params *p);
  * reads it; -1 with a message on stderr if unknown. */
 long cli_link_mbit(const char *dev);
 
-/* Write s as a JSON string literal. */
-void cli_json_string(FILE *f, const char *s);
-
 const char *cli_kind_name(int kind);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/json.h"
 #include "cli.h"
 
 const char *cli_kind_name(int kind)
@@ -17,22 +18,6 @@ const char *cli_kind_name(int kind)
 		return "fifo";
 	}
 	return "?";
-}
-
-void cli_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
 }
 
 long cli_link_mbit(const char *dev)
@@ -143,7 +128,7 @@ static void print_json(const struct choke_params *p)
 	for (i = 0; i < p->nwarnings; i++) {
 		if (i)
 			putchar(',');
-		cli_json_string(stdout, p->warnings[i]);
+		json_string(stdout, p->warnings[i]);
 	}
 	printf("]}\n");
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../replay/replay.h"
+#include "../util/json.h"
 #include "cli.h"
 
 static void replay_usage(void)
@@ -176,7 +177,7 @@ static void print_json(const char *file, const char *qdesc, int kind, uint64_t r
 	uint32_t i;
 
 	printf("{\"file\":");
-	cli_json_string(stdout, file);
+	json_string(stdout, file);
 	printf(",\"linktype\":%d,\"packets_read\":%llu,\"truncated_records\":%llu,"
 	       "\"reordered\":%llu,\"capture_seconds\":%.9f,\"end_seconds\":%.9f,"
 	       "\"rate_bps\":%llu,\"discipline\":\"%s\",\"params\":",
@@ -184,7 +185,7 @@ static void print_json(const char *file, const char *qdesc, int kind, uint64_t r
 	       (unsigned long long)r->truncated_records, (unsigned long long)r->reordered,
 	       r->capture_seconds, r->end_seconds, (unsigned long long)rate,
 	       cli_kind_name(kind));
-	cli_json_string(stdout, qdesc);
+	json_string(stdout, qdesc);
 	printf(",\"totals\":{\"offered_pkts\":%llu,\"offered_bytes\":%llu,"
 	       "\"delivered_pkts\":%llu,\"delivered_bytes\":%llu,\"dropped_pkts\":%llu,"
 	       "\"marked_pkts\":%llu,\"drops\":{\"early\":%llu,\"forced\":%llu,"

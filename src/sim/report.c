@@ -1,5 +1,6 @@
 /* Reports of simulator runs: see report.h. */
 #include "report.h"
+#include "../util/json.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -250,22 +251,6 @@ static void json_drops(FILE *f, const uint64_t *d)
 		fprintf(f, "%s\"%s\":%llu", k ? "," : "", sim_drop_names[k],
 			(unsigned long long)d[k]);
 	fprintf(f, ",\"total\":%llu}", (unsigned long long)sum_drops(d));
-}
-
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
 }
 
 /* JSON numbers: finite, compact, exact enough to compare runs */
