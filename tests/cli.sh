@@ -157,7 +157,7 @@ if [ "$st" = 2 ] && grep -q frobnicate "$tmp/err"; then ok unknown-command; else
 st=$(run "$CHOKE")
 if [ "$st" = 2 ]; then ok no-command; else bad no-command "status $st"; fi
 st=$(run "$CHOKE" params --bogus limit 1)
-if [ "$st" = 1 ] && grep -q -- --bogus "$tmp/err"; then ok params-unknown-option; else bad params-unknown-option "status $st"; fi
+if [ "$st" = 2 ] && grep -q -- --bogus "$tmp/err"; then ok params-unknown-option; else bad params-unknown-option "status $st"; fi
 
 echo "cli: $n tests, $fails failed"
 [ $fails = 0 ]

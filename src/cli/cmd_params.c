@@ -6,6 +6,7 @@
 
 #include "../util/json.h"
 #include "cli.h"
+#include "opt.h"
 
 const char *cli_kind_name(int kind)
 {
@@ -133,56 +134,63 @@ static void print_json(const struct choke_params *p)
 	printf("]}\n");
 }
 
-static void params_usage(void)
-{
-	fprintf(stderr,
-		"usage: choke params [--json] [--strict] [--dev IF | --link-mbit N] "
-		"[choke|red|fifo] WORDS...\n"
-		"  WORDS: limit PACKETS bandwidth RATE [min PACKETS] [max PACKETS]\n"
-		"         [burst PACKETS] [avpkt BYTES] [probability P] [ecn] [harddrop]\n"
-		"  --strict  refuse what stock tc refuses (harddrop, > 4294967295 bytes/s)\n");
-}
+enum { OPT_JSON = 1, OPT_STRICT, OPT_DEV, OPT_LINK_MBIT };
+
+static const struct cli_opt params_opts[] = {
+	{ OPT_JSON, "json", CLI_FLAG, NULL, "one JSON object instead of tc's line", .flags = 0 },
+	{ OPT_STRICT, "strict", CLI_FLAG, NULL,
+	  "refuse what stock tc refuses (harddrop, > 4294967295 bytes/s, variant words)",
+	  .flags = 0 },
+	{ OPT_DEV, "dev", CLI_STR, "IF", "read the link speed for `bandwidth N%` from IF",
+	  .group = 1 },
+	{ OPT_LINK_MBIT, "link-mbit", CLI_INT, "N", "link speed for `bandwidth N%`, Mbit/s",
+	  .min = 1, .max = 100000000, .group = 1 },
+	{ .id = 0 },
+};
+
+const struct cli_cmd cli_cmd_params = {
+	.name = "params",
+	.args = "[choke|red|fifo] WORDS...",
+	.summary = "the configuration the kernel would receive for `tc qdisc ... choke WORDS`",
+	.details = "  WORDS: limit PACKETS bandwidth RATE [min PACKETS] [max PACKETS]\n"
+		   "         [burst PACKETS] [avpkt BYTES] [probability P] [ecn] [harddrop]\n"
+		   "         (docs/params.md; variants: docs/variants.md)\n",
+	.opts = params_opts,
+	.min_pos = 1,
+	.max_pos = -1,
+	.run = cmd_params,
+};
 
 int cmd_params(int argc, char **argv)
 {
+	struct cli_parser ps;
 	struct choke_params p;
 	long link_mbit = 0;
-	int json = 0, strict = 0, i;
+	int json = 0, strict = 0, id;
 	char line[512];
 
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
-		if (!strcmp(argv[i], "--json")) {
+	cli_parser_init(&ps, &cli_cmd_params, argc, argv);
+	while ((id = cli_next(&ps)) > 0) {
+		switch (id) {
+		case OPT_JSON:
 			json = 1;
-		} else if (!strcmp(argv[i], "--strict")) {
+			break;
+		case OPT_STRICT:
 			strict = 1;
-		} else if (!strcmp(argv[i], "--dev") && i + 1 < argc) {
-			link_mbit = cli_link_mbit(argv[++i]);
+			break;
+		case OPT_DEV:
+			link_mbit = cli_link_mbit(ps.val);
 			if (link_mbit < 0)
 				return 1;
-		} else if (!strcmp(argv[i], "--link-mbit") && i + 1 < argc) {
-			char *end;
-
-			link_mbit = strtol(argv[++i], &end, 10);
-			if (*end || link_mbit <= 0) {
-				fprintf(stderr, "choke: --link-mbit needs a positive "
-					"number of Mbit/s, not \"%s\"\n", argv[i]);
-				return 1;
-			}
-		} else if (!strcmp(argv[i], "--help")) {
-			params_usage();
-			return 0;
-		} else {
-			fprintf(stderr, "choke: params: unknown option %s\n", argv[i]);
-			params_usage();
-			return 1;
+			break;
+		case OPT_LINK_MBIT:
+			link_mbit = (long)ps.i;
+			break;
 		}
 	}
-	if (i >= argc) {
-		fprintf(stderr, "choke: params: no tc words given\n");
-		params_usage();
-		return 1;
-	}
-	if (cli_parse_discipline(argc - i, argv + i, link_mbit, strict, &p))
+	if (id < 0)
+		return ps.status;
+	if (cli_parse_discipline(ps.npos, ps.pos, link_mbit, strict, &p))
 		return 1;
 	cli_print_warnings(&p);
 	if (json) {

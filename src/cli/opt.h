@@ -68,6 +68,7 @@ struct cli_cmd {
 	const char *details;  /* further lines for --help, or NULL */
 	const struct cli_opt *opts; /* ended by an entry with id 0 */
 	int min_pos, max_pos; /* positional arguments allowed (max -1: any) */
+	int (*run)(int argc, char **argv); /* argv[0] is the command's name */
 };
 
 #define CLI_MAX_POS 256
