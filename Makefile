@@ -35,9 +35,13 @@ CORE_SRC := src/core/choke.c src/core/hh.c
 PKT_SRC := src/pkt/flow.c src/pkt/ecn.c src/pkt/csum.c
 PARAMS_SRC := src/params/params.c
 LIB_SRC := $(CORE_SRC) $(PKT_SRC) $(PARAMS_SRC)
+# the bridge (src/bridge/, docs/bridge.md)
+BRIDGE_SRC := src/bridge/bridge.c src/bridge/runtime.c src/bridge/config.c \
+	src/bridge/control.c src/bridge/dataplane.c src/bridge/stats.c \
+	src/bridge/stats_om.c src/bridge/afp.c
 CLI_SRC := src/cli/main.c src/cli/cmd_params.c src/cli/cmd_demo.c \
 	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c \
-	src/cli/cmd_bridge.c src/bridge/bridge.c src/bridge/afp.c
+	src/cli/cmd_bridge.c $(BRIDGE_SRC)
 BENCH_SRC := bench/bench.c bench/bench_pkt.c
 # the simulator (src/sim/) and `choke sim`
 SIM_SRC := src/sim/engine.c src/sim/tcp.c src/sim/scenario.c src/sim/report.c
@@ -62,6 +66,7 @@ TESTS := $(BUILD)/choke-tests
 MKPCAP := $(BUILD)/mkpcap
 BLAST := $(BUILD)/choke-blast
 SIM_TESTS := $(BUILD)/sim-tests
+BRIDGE_TESTS := $(BUILD)/bridge-tests
 
 .PHONY: all demo check check-one bench bench-fwd install uninstall clean fuzz
 all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST)
@@ -102,6 +107,11 @@ $(BLAST): bench/blast.c src/bridge/afp.c $(STATIC) $(HDRS)
 
 $(SIM_TESTS): $(SIM_TEST_SRC) $(SIM_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(HDRS)
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ $(SIM_TEST_SRC) $(SIM_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(LDLIBS)
+
+# the bridge's rooms on in-memory rings (no root): tests/bridge/
+$(BRIDGE_TESTS): tests/bridge/test_bridge.c $(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(HDRS)
+	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/bridge/test_bridge.c \
+		$(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(LDLIBS)
 
 $(MKPCAP): tests/mkpcap.c tests/pktbuild.h $(STATIC)
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/mkpcap.c $(STATIC) $(LDLIBS)
@@ -144,9 +154,10 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 	done
 
 # One configuration: build and run the test binary and the CLI tests.
-check-one: $(TESTS) $(CHOKE) $(MKPCAP) $(DRIVERS) $(SIM_TESTS)
+check-one: $(TESTS) $(CHOKE) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) $(BRIDGE_TESTS)
 	./$(TESTS)
 	./$(SIM_TESTS)
+	./$(BRIDGE_TESTS)
 	for t in $(FUZZ_TARGETS); do ./$(BUILD)/fuzz-driver-$$t fuzz/corpus/$$t/* \
 		$$(ls fuzz/regress/$$t/* 2>/dev/null) || exit 1; done
 	CHOKE=./$(CHOKE) sh tests/cli.sh
