@@ -161,6 +161,7 @@ check-one: $(TESTS) $(CHOKE) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) $(BRIDGE_TESTS)
 	for t in $(FUZZ_TARGETS); do ./$(BUILD)/fuzz-driver-$$t fuzz/corpus/$$t/* \
 		$$(ls fuzz/regress/$$t/* 2>/dev/null) || exit 1; done
 	CHOKE=./$(CHOKE) sh tests/cli.sh
+	CHOKE=./$(CHOKE) sh tests/bridge-cli.sh
 	CHOKE=./$(CHOKE) MKPCAP=./$(MKPCAP) sh tests/replay.sh
 	CHOKE=./$(CHOKE) sh tests/sim.sh
 

@@ -126,10 +126,11 @@ static void dir_text(FILE *f, const struct stats_dir *d)
 	if (d->shaped) {
 		choke_params_format(&d->cfg, line, sizeof(line));
 		if (d->rate_bps)
-			fprintf(f, "%s -> %s: %s, shaped to %.6g Mbit/s\n", d->in, d->out,
-				line, (double)d->rate_bps / 1e6);
+			fprintf(f, "%s -> %s: %s %s, shaped to %.6g Mbit/s\n", d->in, d->out,
+				stats_kind_name(d->cfg.kind), line, (double)d->rate_bps / 1e6);
 		else
-			fprintf(f, "%s -> %s: %s, not shaped\n", d->in, d->out, line);
+			fprintf(f, "%s -> %s: %s %s, not shaped\n", d->in, d->out,
+				stats_kind_name(d->cfg.kind), line);
 		fprintf(f, " Sent %llu bytes %llu pkt (dropped %llu, overlimits %llu "
 			"requeues 0)\n backlog %llub %up requeues 0\n  marked %llu early "
 			"%llu pdrop %llu other 0 matched %llu\n",

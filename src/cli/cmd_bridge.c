@@ -115,7 +115,8 @@ static void stats_usage(FILE *f)
 	fprintf(f, "usage: choke stats [--socket PATH] [--format text|json|openmetrics | --json]\n"
 		"                   [--watch [SECONDS]]\n"
 		"  a running bridge's counters; --json is --format json; --watch repeats\n"
-		"  every SECONDS (0.1 to 3600, default 1) until interrupted.\n");
+		"  every SECONDS (0.1 to 3600, default 1) until interrupted.\n"
+		"  -h, --help   this text (no bridge is contacted)\n");
 }
 
 static volatile sig_atomic_t watch_stop;
@@ -202,7 +203,8 @@ static void reconfigure_usage(FILE *f)
 {
 	fprintf(f, "usage: choke reconfigure [--socket PATH] [choke|red|fifo] WORDS...\n"
 		"  change a running bridge's discipline in place (tc's words; choke and\n"
-		"  red get the bridge's rate as `bandwidth` when they lack one).\n");
+		"  red get the bridge's rate as `bandwidth` when they lack one).\n"
+		"  -h, --help   this text (nothing is sent)\n");
 }
 
 int cmd_reconfigure(int argc, char **argv)
