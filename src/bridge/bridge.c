@@ -49,19 +49,38 @@ static uint64_t now_ns(void)
 
 /* ---- the counters, the discipline ---- */
 
+/* The counters at one moment, as nearly as the kernel's and ours can be
+ * read together: the interfaces' receive counters first, then the frames
+ * already in our receive rings are taken in, then our counters, then the
+ * interfaces' transmit counters (which count what we sent synchronously).
+ * So the kernel's received frames are ours or in flight, its sent frames
+ * ours. */
 static void snapshot(struct bridge *br, struct stats_snapshot *s)
 {
-	int i;
+	struct stats_if rx[2];
+	int i, k;
 
 	memset(s, 0, sizeof(*s));
 	s->pid = (int)getpid();
-	s->uptime_s = (double)(now_ns() - br->start_ns) / 1e9;
 	s->ndirs = br->ndirs;
-	for (i = 0; i < br->ndirs; i++) {
+	for (i = 0; i < br->ndirs; i++)
+		stats_read_if(br->d[i].in, &rx[i]);
+	for (i = 0; i < br->ndirs; i++)
+		dp_receive(&br->d[i], now_ns());
+	s->uptime_s = (double)(now_ns() - br->start_ns) / 1e9;
+	for (i = 0; i < br->ndirs; i++)
 		stats_take_dir(&br->d[i], &s->d[i]);
+	for (i = 0; i < br->ndirs; i++) {
 		stats_read_if(br->d[i].in, &s->d[i].if_in);
 		stats_read_if(br->d[i].out, &s->d[i].if_out);
 	}
+	/* each interface's receive counters from the first reading */
+	for (i = 0; i < br->ndirs; i++)
+		for (k = STATS_IF_RX_PACKETS; k <= STATS_IF_RX_ERRORS; k++) {
+			s->d[i].if_in.c[k] = rx[i].c[k];
+			if (br->ndirs == 2)
+				s->d[1 - i].if_out.c[k] = rx[i].c[k];
+		}
 }
 
 /* Apply the discipline of o's words to every shaped direction; msg gets
