@@ -166,21 +166,41 @@ static void reload(struct bridge *br)
 		return;
 	}
 	for (k = 0; k < BO_NOPTS; k++) {
-		struct bridge_opts a = *t, b = br->run;
+		const struct bridge_opts *a = t, *b = &br->run;
+		int changed = 0;
 
-		/* what only a restart changes */
-		if (k == BO_CONFIG || !t->line[k])
+		if (!t->line[k])
 			continue;
-		a.nwords = b.nwords = 0;
-		memset(a.line, 0, sizeof(a.line));
-		memset(b.line, 0, sizeof(b.line));
-		if ((k == BO_IN && strcmp(a.in, b.in)) || (k == BO_OUT && strcmp(a.out, b.out)) ||
-		    (k == BO_RATE && a.rate_bps != b.rate_bps) ||
-		    (k == BO_BURST && a.burst_bytes != b.burst_bytes) ||
-		    (k == BO_DUPLEX && a.duplex != b.duplex) ||
-		    (k == BO_SOCKET && strcmp(a.socket_path, b.socket_path)) ||
-		    (k == BO_ALLOW_MTU_MISMATCH && a.allow_mtu_mismatch != b.allow_mtu_mismatch) ||
-		    (k == BO_RX_RING && a.rx_v2 != b.rx_v2) || (k == BO_SEED && a.seed != b.seed))
+		switch (k) { /* what only a restart changes */
+		case BO_IN:
+			changed = strcmp(a->in, b->in) != 0;
+			break;
+		case BO_OUT:
+			changed = strcmp(a->out, b->out) != 0;
+			break;
+		case BO_RATE:
+			changed = a->rate_bps != b->rate_bps;
+			break;
+		case BO_BURST:
+			changed = a->burst_bytes != b->burst_bytes;
+			break;
+		case BO_DUPLEX:
+			changed = a->duplex != b->duplex;
+			break;
+		case BO_SOCKET:
+			changed = strcmp(a->socket_path, b->socket_path) != 0;
+			break;
+		case BO_ALLOW_MTU_MISMATCH:
+			changed = a->allow_mtu_mismatch != b->allow_mtu_mismatch;
+			break;
+		case BO_RX_RING:
+			changed = a->rx_v2 != b->rx_v2;
+			break;
+		case BO_SEED:
+			changed = a->seed != b->seed;
+			break;
+		}
+		if (changed)
 			fprintf(stderr, "choke: bridge: SIGHUP: %s:%d: %s changed; it takes a "
 				"restart (not applied)\n", t->config_file, t->line[k],
 				bridge_optdefs[k].name);
