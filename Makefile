@@ -35,9 +35,13 @@ CORE_SRC := src/core/choke.c src/core/hh.c
 PKT_SRC := src/pkt/flow.c src/pkt/ecn.c src/pkt/csum.c
 PARAMS_SRC := src/params/params.c
 LIB_SRC := $(CORE_SRC) $(PKT_SRC) $(PARAMS_SRC)
+# the bridge (src/bridge/, docs/bridge.md)
+BRIDGE_SRC := src/bridge/bridge.c src/bridge/runtime.c src/bridge/config.c \
+	src/bridge/control.c src/bridge/dataplane.c src/bridge/stats.c \
+	src/bridge/stats_om.c src/bridge/afp.c
 CLI_SRC := src/cli/main.c src/cli/opt.c src/cli/cmd_params.c src/cli/cmd_demo.c \
 	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c \
-	src/cli/cmd_bridge.c src/bridge/bridge.c src/bridge/afp.c
+	src/cli/cmd_bridge.c $(BRIDGE_SRC)
 BENCH_SRC := bench/bench.c bench/bench_pkt.c
 # the simulator (src/sim/) and `choke sim`
 SIM_SRC := src/sim/engine.c src/sim/tcp.c src/sim/scenario.c src/sim/report.c
@@ -62,6 +66,7 @@ TESTS := $(BUILD)/choke-tests
 MKPCAP := $(BUILD)/mkpcap
 BLAST := $(BUILD)/choke-blast
 SIM_TESTS := $(BUILD)/sim-tests
+BRIDGE_TESTS := $(BUILD)/bridge-tests
 
 .PHONY: all demo check check-one bench bench-fwd install uninstall clean fuzz
 all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST)
@@ -103,6 +108,11 @@ $(BLAST): bench/blast.c src/bridge/afp.c $(STATIC) $(HDRS)
 $(SIM_TESTS): $(SIM_TEST_SRC) $(SIM_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(HDRS)
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ $(SIM_TEST_SRC) $(SIM_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(LDLIBS)
 
+# the bridge's rooms on in-memory rings (no root): tests/bridge/
+$(BRIDGE_TESTS): tests/bridge/test_bridge.c $(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(HDRS)
+	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/bridge/test_bridge.c \
+		$(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(LDLIBS)
+
 $(MKPCAP): tests/mkpcap.c tests/pktbuild.h $(STATIC)
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/mkpcap.c $(STATIC) $(LDLIBS)
 
@@ -111,10 +121,11 @@ demo: $(CHOKE)
 
 # Fuzz targets: each with its driver (replays files, used by check) and,
 # with clang, its libFuzzer build (make fuzz).
-FUZZ_TARGETS := flow params replay
+FUZZ_TARGETS := flow params replay ctl
 FUZZ_SRC_flow := fuzz/fuzz_flow.c
 FUZZ_SRC_params := fuzz/fuzz_params.c
 FUZZ_SRC_replay := fuzz/fuzz_replay.c src/replay/replay.c
+FUZZ_SRC_ctl := fuzz/fuzz_ctl.c src/bridge/control.c src/bridge/config.c
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=c11 -g -O1 -Iinclude -D_GNU_SOURCE \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -128,6 +139,8 @@ $(BUILD)/fuzz-driver-%: fuzz/driver.c fuzz/fuzz_%.c $(STATIC) $(HDRS) src/replay
 build/fuzz/fuzz_%: fuzz/fuzz_%.c $(HDRS) $(FUZZ_LIB_SRC) src/replay/replay.c
 	@mkdir -p build/fuzz
 	clang $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC_$*) $(FUZZ_LIB_SRC) $(PCAP_LIBS) -lm
+
+$(BUILD)/fuzz-driver-ctl build/fuzz/fuzz_ctl: src/bridge/control.c src/bridge/config.c
 
 # Run every target for FUZZ_SECONDS from the seed corpus; a crash fails
 # (its input is left in build/fuzz/crash-TARGET-*: add it to fuzz/regress/).
@@ -144,12 +157,14 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 	done
 
 # One configuration: build and run the test binary and the CLI tests.
-check-one: $(TESTS) $(CHOKE) $(MKPCAP) $(DRIVERS) $(SIM_TESTS)
+check-one: $(TESTS) $(CHOKE) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) $(BRIDGE_TESTS)
 	./$(TESTS)
 	./$(SIM_TESTS)
+	./$(BRIDGE_TESTS)
 	for t in $(FUZZ_TARGETS); do ./$(BUILD)/fuzz-driver-$$t fuzz/corpus/$$t/* \
 		$$(ls fuzz/regress/$$t/* 2>/dev/null) || exit 1; done
 	CHOKE=./$(CHOKE) sh tests/cli.sh
+	CHOKE=./$(CHOKE) sh tests/bridge-cli.sh
 	CHOKE=./$(CHOKE) MKPCAP=./$(MKPCAP) sh tests/replay.sh
 	CHOKE=./$(CHOKE) sh tests/sim.sh
 

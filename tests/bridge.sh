@@ -2,11 +2,14 @@
 # choke bridge with real Linux TCP and UDP: client -- bridge -- server in
 # three network namespaces joined by veth pairs (TSO, GSO, GRO off), a 20
 # Mbit/s bottleneck. Needs root, iproute2, iperf3, ethtool, python3.
-# Usage: CHOKE=build/gcc/choke sh tests/bridge.sh      (about 2 minutes)
+# Also: one bridge per interface, the control socket's permissions, stats
+# --watch into a file, OpenMetrics through promtool (Debian: prometheus),
+# the systemd notifications.
+# Usage: CHOKE=build/gcc/choke sh tests/bridge.sh      (about 2.5 minutes)
 set -u
 CHOKE=$(readlink -f "${CHOKE:-build/gcc/choke}")
 T=${BRIDGE_TEST_SECONDS:-12}
-C=chkc$$ B=chkb$$ S=chks$$
+C=chkc$$ B=chkb$$ S=chks$$ X=chkx$$
 tmp=$(mktemp -d)
 fails=0
 n=0
@@ -14,15 +17,16 @@ ok() { n=$((n + 1)); echo "ok   bridge/$1"; }
 bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL bridge/$1: $2"; }
 
 cleanup() {
-	for ns in $C $B $S; do
+	for ns in $C $B $S $X; do
 		ip netns pids $ns 2>/dev/null | xargs -r kill -9 2>/dev/null
 		ip netns del $ns 2>/dev/null
 	done
 	[ -n "${KEEP_TMP:-}" ] && cp -r "$tmp" /tmp/bridge-keep; rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
-if [ "$(id -u)" != 0 ] || ! command -v iperf3 >/dev/null || ! command -v ethtool >/dev/null; then
-	echo "FAIL bridge: needs root, iperf3 and ethtool (.ci/run installs them)"
+if [ "$(id -u)" != 0 ] || ! command -v iperf3 >/dev/null || ! command -v ethtool >/dev/null ||
+	! command -v promtool >/dev/null; then
+	echo "FAIL bridge: needs root, iperf3, ethtool and promtool (.ci/run installs them)"
 	exit 1
 fi
 
@@ -41,18 +45,40 @@ ip -n $S addr add 10.55.0.2/24 dev vs
 ip netns exec $S iperf3 -s -p 5201 -D -I "$tmp/s1.pid" >/dev/null 2>&1
 ip netns exec $S iperf3 -s -p 5202 -J -D -I "$tmp/s2.pid" >/dev/null 2>&1
 
-start_bridge() { # name, words...
+launch() { # name, arguments of `choke bridge` (env: BRIDGE_ENV)
 	name=$1
 	shift
-	ip netns exec $B "$CHOKE" bridge --in ba --out bz --rate 20mbit \
-		--socket "$tmp/ctl.sock" "$@" >"$tmp/$name.final" 2>"$tmp/$name.log" &
+	ip netns exec $B env ${BRIDGE_ENV:-} "$CHOKE" bridge "$@" \
+		>"$tmp/$name.final" 2>"$tmp/$name.log" &
 	bpid=$!
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		[ -S "$tmp/ctl.sock" ] && return 0
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+		grep -q "control socket" "$tmp/$name.log" 2>/dev/null && return 0
 		sleep 0.2
 	done
 	bad "$name" "bridge did not start: $(cat "$tmp/$name.log")"
 	return 1
+}
+# systemd's side of sd_notify: record each datagram as a line
+notify_listen() { # socket address, output file
+	ip netns exec $B timeout 120 python3 - "$1" "$2" <<'PY' &
+import socket, sys
+addr = sys.argv[1]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("\0" + addr[1:] if addr.startswith("@") else addr)
+open(sys.argv[2] + ".up", "w").close()
+while True:
+    m = s.recv(4096).decode()
+    with open(sys.argv[2], "a") as f:
+        f.write(m.replace("\n", " ") + "\n")
+    if "STOPPING=1" in m:
+        break
+PY
+	for i in 1 2 3 4 5 6 7 8 9 10; do [ -e "$2.up" ] && return 0; sleep 0.2; done
+}
+start_bridge() { # name, words...
+	name=$1
+	shift
+	launch $name --in ba --out bz --rate 20mbit --socket "$tmp/ctl.sock" "$@"
 }
 stop_bridge() { # sets $bst to the bridge's exit status
 	kill -TERM $bpid 2>/dev/null
@@ -168,6 +194,8 @@ set -- $(summary fifo)
 fifo_udp=$2 fifo_tcp=$1
 start_bridge choke choke limit 300 min 50 max 150 || exit 1
 traffic_retry choke 1
+ip netns exec $B "$CHOKE" stats --socket "$tmp/ctl.sock" --format openmetrics >"$tmp/om.txt" 2>&1
+ip netns exec $B "$CHOKE" stats --socket "$tmp/ctl.sock" >"$tmp/text.txt" 2>&1
 stop_bridge
 set -- $(summary choke)
 choke_udp=$2 choke_tcp=$1
@@ -182,6 +210,36 @@ else bad penalised "top penalised flow: $pen"; fi
 if python3 -c "import sys; sys.exit(not (float(sys.argv[1]) > 0.5))" $choke_tcp; then
 	ok "udp-flood-tcp-keeps-link: TCP $choke_tcp under CHOKe"
 else bad udp-flood-tcp-keeps-link "TCP $choke_tcp"; fi
+
+# OpenMetrics: promtool's lint, and the series an operator looks for
+promtool check metrics <"$tmp/om.txt" >"$tmp/promtool" 2>&1
+pst=$?
+python3 - "$tmp/om.txt" <<'PY' >"$tmp/omcheck" 2>&1
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines[-1] == "# EOF", lines[-1]
+val = {}
+for l in lines:
+    if not l.startswith("#"):
+        k, v = l.rsplit(" ", 1)
+        val[k] = float(v)
+d = 'in="ba",out="bz"'
+match = val['choke_bridge_dropped_packets_total{%s,reason="match"}' % d]
+assert match > 0, match
+assert 'choke_bridge_queue_delay_seconds{%s,quantile="0.99"}' % d in val
+flood = [k for k in val if k.startswith("choke_bridge_penalised_packets{") and
+         'proto="17"' in k and 'dport="5202"' in k]
+assert flood, "no penalised series for the flood"
+pen = [k for k in val if k.startswith("choke_bridge_penalised_packets{")]
+assert len(pen) <= 20, len(pen)                    # 10 per direction at most
+assert val['choke_bridge_interface_receive_packets_total{interface="ba"}'] > 0
+print("match drops %d, %d penalised series, the flood's %d" % (match, len(pen), val[flood[0]]))
+PY
+omst=$?
+if [ $pst = 0 ] && [ $omst = 0 ]; then ok "openmetrics: promtool check metrics passes; $(cat "$tmp/omcheck")"
+else bad openmetrics "promtool exit $pst: $(head -5 "$tmp/promtool"); $(tail -3 "$tmp/omcheck")"; fi
+if grep -q "^ba -> bz: choke limit 300p min 50p max 150p" "$tmp/text.txt"; then ok "stats-text-names-discipline"
+else bad stats-text-names-discipline "$(head -1 "$tmp/text.txt")"; fi
 
 # --- 2b. four UDP floods (10 Mbit/s each) + 8 TCP: one draw, then adaptive --
 traffic4() { # name
@@ -220,8 +278,24 @@ if [ "$shaped" = "True bz ba" ] && python3 -c "import sys; r = float(sys.argv[1]
 else bad duplex "reverse $rev Mbit/s, direction 2: $shaped"; fi
 
 # --- 3. reconfiguration under load, SIGHUP, an interface flap ---------------
-echo "choke limit 300 min 50 max 150 ecn" >"$tmp/words"
-start_bridge live --config "$tmp/words" || exit 1
+# the configuration file carries the options too; systemd's notifications
+# go to an abstract socket (the listener in the bridge's namespace: abstract
+# names are per network namespace)
+conf() { # rate, discipline line
+	cat >"$tmp/live.conf" <<EOF
+# the test's bridge: client side in, server side out
+
+in ba
+out bz        # the server's side
+rate $1
+socket $tmp/ctl.sock
+	# the queue
+$2
+EOF
+}
+conf 20mbit "choke limit 300 min 50 max 150 ecn"
+notify_listen "@choke-test-$$" "$tmp/notify.live"
+BRIDGE_ENV="NOTIFY_SOCKET=@choke-test-$$" launch live --config "$tmp/live.conf" || exit 1
 ip netns exec $C timeout 40 iperf3 -c 10.55.0.2 -p 5201 -P 4 -t 6 >/dev/null 2>&1 &
 tpid=$!
 ip netns exec $C timeout 40 iperf3 -c 10.55.0.2 -p 5202 -u -b 30M -l 1400 -t 6 >/dev/null 2>&1 &
@@ -233,7 +307,7 @@ sleep 1
 r3=$(ip netns exec $B "$CHOKE" reconfigure --socket "$tmp/ctl.sock" red limit 300 min 50 max 150 ecn)
 ip netns exec $B "$CHOKE" reconfigure --socket "$tmp/ctl.sock" choke limit 0 >"$tmp/badre" 2>&1
 bad_re=$?
-echo "choke limit 500 min 60 max 200" >"$tmp/words"
+conf 30mbit "choke limit 500 min 60 max 200"
 kill -HUP $bpid
 sleep 1
 wait $tpid
@@ -255,6 +329,17 @@ if [ "$st" = 0 ] && echo "$r1$r2$r3" | grep -q "^ok" && [ $bad_re = 1 ] &&
 else
 	bad reconfigure-sighup-flap "exit $st; replies [$r1] [$r2] [$r3] bad=$bad_re; $(tail -5 "$tmp/live.log")"
 fi
+if grep -q "SIGHUP: $tmp/live.conf:5: rate changed; it takes a restart" "$tmp/live.log"; then
+	ok "sighup-reports-rate-change"
+else bad sighup-reports-rate-change "$(grep SIGHUP "$tmp/live.log")"; fi
+# READY=1 once the rings are up, RELOADING=1 then READY=1 around SIGHUP,
+# STOPPING=1 at the end
+sleep 0.3
+seq=$(cut -d' ' -f1 "$tmp/notify.live" 2>/dev/null | tr '\n' ' ')
+if [ "$seq" = "READY=1 RELOADING=1 READY=1 STOPPING=1 " ] &&
+	grep -q "^READY=1 STATUS=forwarding ba -> bz" "$tmp/notify.live"; then
+	ok "sd-notify-abstract: $seq"
+else bad sd-notify-abstract "got: $(cat "$tmp/notify.live" 2>/dev/null)"; fi
 python3 - "$s2" "$tmp/live.tcp" <<'PY' >"$tmp/live" 2>&1
 import json, sys
 d = json.loads(sys.argv[1])["directions"][0]
@@ -293,6 +378,87 @@ expect_fail mtu-mismatch "MTU mismatch" ip netns exec $B "$CHOKE" bridge --in ba
 ip -n $B link set bz mtu 1500
 expect_fail bad-rate "rate" ip netns exec $B "$CHOKE" bridge --in ba --out bz --rate fast
 expect_fail no-bridge-running "no running bridge\|cannot reach" ip netns exec $B "$CHOKE" stats --socket "$tmp/none.sock"
+
+# --- 5. one bridge per interface; the socket's users ------------------------
+# The first bridge's socket sits in a directory anyone may enter, so that
+# only the socket's own mode (0600, root's) keeps a user out.
+chmod 711 "$tmp"
+mkdir -m 755 "$tmp/pub"
+P="$tmp/pub/ctl.sock"
+notify_listen "$tmp/pub/notify.sock" "$tmp/notify.first"
+BRIDGE_ENV="NOTIFY_SOCKET=$tmp/pub/notify.sock" launch first --in ba --out bz --rate 20mbit \
+	--socket "$P" choke limit 100 || exit 1
+first=$bpid
+second() { # name, pattern, args... (exit 1 with the pattern on stderr)
+	name=$1 pattern=$2
+	shift 2
+	timeout 10 ip netns exec $B "$CHOKE" bridge "$@" >"$tmp/o" 2>"$tmp/e"
+	st=$?
+	if [ $st = 1 ] && grep -q -- "$pattern" "$tmp/e"; then ok "$name"
+	else bad "$name" "exit $st: $(cat "$tmp/e")"; fi
+}
+second second-bridge-same-interfaces "ba is already bridged by another choke bridge (pid $first; lock /run/choke/net" \
+	--in ba --out bz --rate 10mbit --socket "$tmp/ctl2.sock"
+second second-bridge-reversed "bz is already bridged by another choke bridge (pid $first" \
+	--in bz --out ba --rate 10mbit --socket "$P"
+ip -n $B link add d0 type veth peer name d1
+ip -n $B link set d0 up && ip -n $B link set d1 up
+second second-bridge-same-socket "control socket $P is in use by a running bridge" \
+	--in d0 --out d1 --rate 10mbit --socket "$P"
+# the first is untouched: its socket answers with its pid
+spid=$(ip netns exec $B "$CHOKE" stats --socket "$P" --json 2>&1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])' 2>&1)
+if [ "$spid" = "$first" ] && [ ! -e "$tmp/ctl2.sock" ]; then ok "first-bridge-keeps-its-socket (pid $spid)"
+else bad first-bridge-keeps-its-socket "stats says pid [$spid], first is $first"; fi
+# the same interface names in another namespace are other interfaces
+ip netns add $X && ip -n $X link add ba type veth peer name bz &&
+	ip -n $X link set ba up && ip -n $X link set bz up
+ip netns exec $X "$CHOKE" bridge --in ba --out bz --rate 10mbit --socket "$tmp/ctlx.sock" \
+	>/dev/null 2>"$tmp/x.log" &
+xpid=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do grep -q "control socket" "$tmp/x.log" 2>/dev/null && break; sleep 0.2; done
+if grep -q "control socket" "$tmp/x.log"; then ok "other-namespace-same-names"
+else bad other-namespace-same-names "$(cat "$tmp/x.log")"; fi
+kill -TERM $xpid 2>/dev/null; wait $xpid 2>/dev/null
+
+# a user may not read the counters: "permission denied", naming the socket
+as_nobody() { ip netns exec $B setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
+as_nobody "$CHOKE" stats --socket "$P" >"$tmp/o" 2>"$tmp/e"
+st=$?
+if [ $st = 1 ] && grep -q "permission denied: $P" "$tmp/e" && ! grep -q "no running bridge" "$tmp/e"; then
+	ok "stats-permission-denied: $(cat "$tmp/e")"
+else bad stats-permission-denied "exit $st: $(cat "$tmp/e")"; fi
+if [ "$(stat -c %a /run/choke)" = 700 ]; then
+	as_nobody "$CHOKE" stats >"$tmp/o" 2>"$tmp/e"
+	st=$?
+	if [ $st = 1 ] && grep -q "permission denied: /run/choke" "$tmp/e"; then ok "stats-permission-denied-run-dir"
+	else bad stats-permission-denied-run-dir "exit $st: $(cat "$tmp/e")"; fi
+fi
+# --watch into a file: snapshots one after another, no screen control
+ip netns exec $B timeout -s INT 2.5 "$CHOKE" stats --socket "$P" --watch 1 >"$tmp/watch.txt" 2>&1
+nsnap=$(grep -c "^ba -> bz: choke limit 100p" "$tmp/watch.txt")
+if ! grep -q "$(printf '\033')" "$tmp/watch.txt" && [ "$nsnap" -ge 2 ] && grep -q "^$" "$tmp/watch.txt"; then
+	ok "stats-watch-into-a-file: $nsnap snapshots, no escape codes"
+else bad stats-watch-into-a-file "$nsnap snapshots: $(head -c 300 "$tmp/watch.txt" | od -c | head -5)"; fi
+
+# killed outright, it leaves its lock file and socket behind: neither blocks
+ino=$(ip netns exec $B stat -L -c %i /proc/self/ns/net)
+kill -KILL $first
+wait $first 2>/dev/null
+left=$(ls /run/choke/net$ino-if*.lock 2>/dev/null | wc -l)
+launch again --in ba --out bz --rate 20mbit --socket "$P" choke limit 100 || exit 1
+spid=$(ip netns exec $B "$CHOKE" stats --socket "$P" --json 2>&1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])' 2>&1)
+kill -TERM $bpid; wait $bpid
+bst=$?
+if [ "$left" = 2 ] && [ "$spid" = "$bpid" ] && [ $bst = 0 ]; then
+	ok "stale-lock-after-sigkill: 2 lock files left, a new bridge starts (pid $spid)"
+else bad stale-lock-after-sigkill "lock files left $left, stats pid [$spid] of $bpid, exit $bst"; fi
+if [ -z "$(ls /run/choke/net$ino-if*.lock 2>/dev/null)" ]; then ok "locks-removed-on-stop"
+else bad locks-removed-on-stop "$(ls /run/choke/net$ino-if*.lock)"; fi
+seq=$(cut -d' ' -f1 "$tmp/notify.first" 2>/dev/null | tr '\n' ' ')
+if [ "$seq" = "READY=1 " ]; then ok "sd-notify-path: READY=1 (then killed)"
+else bad sd-notify-path "got: $(cat "$tmp/notify.first" 2>/dev/null)"; fi
+pkill_listener=$(ip netns pids $B | while read p; do grep -q "notify.first" /proc/$p/cmdline 2>/dev/null && echo $p; done)
+[ -n "$pkill_listener" ] && kill $pkill_listener 2>/dev/null
 
 echo "bridge: $n tests, $fails failed"
 [ $fails = 0 ]

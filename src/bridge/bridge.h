@@ -4,30 +4,95 @@
  * discipline of the core, paced by a token bucket at the bottleneck rate;
  * with duplex the reverse direction gets its own queue, otherwise it is
  * forwarded unshaped. See docs/bridge.md.
+ *
+ * The rooms: dataplane.c forwards frames (rings, token bucket, the core),
+ * stats.c and stats_om.c render the counters, control.c is the control
+ * socket's protocol, config.c the options and the configuration file, and
+ * bridge.c the lifecycle (locks, setup, privileges, signals, reload).
  */
 #ifndef CHOKE_BRIDGE_H
 #define CHOKE_BRIDGE_H
 
+#include <net/if.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/un.h>
 
 #include "choke/params.h"
 
+#define BRIDGE_MAX_WORDS 64
+
+/* The options, in the order of the usage text. */
+enum bridge_opt {
+	BO_IN, BO_OUT, BO_RATE, BO_DUPLEX, BO_BURST, BO_SOCKET, BO_CONFIG,
+	BO_ALLOW_MTU_MISMATCH, BO_RX_RING, BO_SEED, BO_NOPTS
+};
+
+struct bridge_optdef {
+	const char *name;  /* without the leading "--" */
+	const char *arg;   /* NULL for a flag */
+	int in_file;       /* may appear in a configuration file */
+	const char *help;  /* one line, for the usage text */
+};
+
+extern const struct bridge_optdef bridge_optdefs[BO_NOPTS];
+
 struct bridge_opts {
-	const char *in, *out;   /* interface names */
+	char in[IF_NAMESIZE], out[IF_NAMESIZE];
 	uint64_t rate_bps;      /* 0: no shaping (forwarding benchmark) */
 	uint64_t burst_bytes;   /* 0: sized to the rate */
 	int duplex;
 	int allow_mtu_mismatch;
-	int keep_caps;          /* do not drop capabilities (tests only) */
 	int rx_v2;              /* TPACKET_V2 receive ring (lower latency) */
-	const char *socket_path; /* control socket; NULL: default */
-	const char *config_file; /* discipline words re-read on SIGHUP */
-	struct choke_params q;   /* the discipline */
-	int argc;                /* the words, for the report */
-	char **argv;
+	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* "": default */
+	char config_file[4096]; /* options and words; re-read on SIGHUP */
 	uint64_t seed;
+	unsigned given;         /* bit per enum bridge_opt: set on the command line */
+	int line[BO_NOPTS];     /* where each came from in the file (0: not) */
+	/* the discipline: [choke|red|fifo] WORDS... as given (none: the
+	 * default), one after the other with their NULs (so a copy of the
+	 * struct is whole); words_line: the file's line they came from */
+	int nwords, words_line;
+	char wordbuf[4096];
 };
+
+/* Replace the words (as from the command line). 0, or -1 with a message. */
+int bridge_set_words(struct bridge_opts *o, int n, char *const *words, char *err,
+		     size_t errlen);
+
+/* Point argv[0..nwords) at the words of o; returns nwords. */
+int bridge_words(const struct bridge_opts *o, char **argv);
+
+/* Defaults (seed 1, TPACKET_V2 receive ring, nothing given). */
+void bridge_opts_init(struct bridge_opts *o);
+
+/* Set one option (name without "--"; value NULL for a flag), checking its
+ * range. 0, or -1 with a message naming the option and what it allows. */
+int bridge_opt_set(struct bridge_opts *o, const char *name, const char *value,
+		   char *err, size_t errlen);
+
+/* The command line after `bridge`: options, then the discipline's words.
+ * Returns 0, 1 if --help or -h was given (nothing else is looked at), or -1
+ * with a message. The configuration file is not read here. */
+int bridge_parse_args(struct bridge_opts *o, int argc, char **argv, char *err,
+		      size_t errlen);
+
+/* Read a configuration file (docs/bridge.md: one option, or the
+ * discipline's words, per line; `#` comments and blank lines). Options
+ * given on the command line (o->given) win over the file's; so do words.
+ * 0, or -1 with "FILE:LINE: ..." in err and o unchanged. */
+int bridge_config_read(struct bridge_opts *o, const char *path, char *err,
+		       size_t errlen);
+
+/* The discipline the words describe: "choke limit 1000" without words, a
+ * missing `choke|red|fifo` is choke, and choke and red get `bandwidth RATE`
+ * when they lack one. 0, or -1 with a message (warnings are in p). */
+int bridge_discipline(const struct bridge_opts *o, struct choke_params *p, char *err,
+		      size_t errlen);
+
+/* Are all the required options there (in, out, rate)? 0, or -1 with a
+ * message. */
+int bridge_opts_check(const struct bridge_opts *o, char *err, size_t errlen);
 
 /* Default control socket for an input interface. */
 void bridge_default_socket(const char *in, char *buf, size_t len);
@@ -35,9 +100,5 @@ void bridge_default_socket(const char *in, char *buf, size_t len);
 /* Run until SIGTERM or SIGINT; prints final counters to stdout. Returns the
  * exit status (0 on a clean stop). */
 int bridge_run(const struct bridge_opts *o);
-
-/* Client side of the control socket: send one request, print the reply.
- * Returns the exit status. */
-int bridge_ctl_request(const char *socket_path, const char *request, FILE *out);
 
 #endif

@@ -1,0 +1,415 @@
+/* The bridge's options and its configuration file: see bridge.h. The one
+ * place that knows the options, their arguments and their ranges. */
+#include "bridge.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RATE_MIN_BPS 64000ull           /* 64kbit */
+#define RATE_MAX_BPS 1000000000000ull   /* 1tbit */
+#define BURST_MAX (1ull << 30)          /* bytes */
+#define CONFIG_MAX_BYTES (64 << 10)
+#define CONFIG_MAX_LINE 1024
+
+const struct bridge_optdef bridge_optdefs[BO_NOPTS] = {
+	[BO_IN] = { "in", "IF_A", 1, "the input interface (frames from it are shaped)" },
+	[BO_OUT] = { "out", "IF_B", 1, "the output interface" },
+	[BO_RATE] = { "rate", "RATE", 1,
+		      "tc's syntax, 64kbit to 1tbit (20mbit, 1gbit), or `unlimited`" },
+	[BO_DUPLEX] = { "duplex", NULL, 1, "shape IF_B -> IF_A too, with its own queue" },
+	[BO_BURST] = { "burst", "BYTES", 1,
+		       "token bucket depth, 1 to 1073741824 (default 2 ms of RATE)" },
+	[BO_SOCKET] = { "socket", "PATH", 1,
+			"control socket (default /run/choke/bridge-IF_A.sock)" },
+	[BO_CONFIG] = { "config", "FILE", 0,
+			"options and discipline, one per line; re-read on SIGHUP" },
+	[BO_ALLOW_MTU_MISMATCH] = { "allow-mtu-mismatch", NULL, 1,
+				    "run with different MTUs (oversize frames dropped)" },
+	[BO_RX_RING] = { "rx-ring", "v2|v3", 1, "receive ring version (default v2)" },
+	[BO_SEED] = { "seed", "N", 1, "random seed, 0 to 2^64-1 (default 1)" },
+};
+
+void bridge_opts_init(struct bridge_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->seed = 1;
+	o->rx_v2 = 1; /* lower latency at low load, same throughput: docs/bridge.md */
+}
+
+static int find_opt(const char *name)
+{
+	int i;
+
+	for (i = 0; i < BO_NOPTS; i++)
+		if (!strcmp(name, bridge_optdefs[i].name))
+			return i;
+	return -1;
+}
+
+/* an unsigned decimal (or 0x hex) number, nothing else */
+static int parse_u64(const char *v, uint64_t *out)
+{
+	char *end;
+
+	if (!(*v >= '0' && *v <= '9'))
+		return -1;
+	errno = 0;
+	*out = strtoull(v, &end, 0);
+	return *end || errno ? -1 : 0;
+}
+
+static int ifname_ok(const char *v)
+{
+	size_t n = strlen(v);
+
+	return n > 0 && n < IF_NAMESIZE && !strpbrk(v, "/ \t\n");
+}
+
+int bridge_opt_set(struct bridge_opts *o, const char *name, const char *value,
+		   char *err, size_t errlen)
+{
+	int k = find_opt(name);
+	uint64_t x;
+
+	if (k < 0) {
+		snprintf(err, errlen, "unknown option --%s", name);
+		return -1;
+	}
+	if (!bridge_optdefs[k].arg != !value) {
+		snprintf(err, errlen, value ? "--%s takes no value" : "--%s needs %s", name,
+			 bridge_optdefs[k].arg);
+		return -1;
+	}
+	switch (k) {
+	case BO_IN:
+	case BO_OUT:
+		if (!ifname_ok(value)) {
+			snprintf(err, errlen, "--%s \"%s\" is not an interface name (1 to %d "
+				 "characters, no '/' or spaces)", name, value, IF_NAMESIZE - 1);
+			return -1;
+		}
+		snprintf(k == BO_IN ? o->in : o->out, IF_NAMESIZE, "%s", value);
+		break;
+	case BO_RATE:
+		if (!strcmp(value, "unlimited")) {
+			o->rate_bps = 0;
+			break;
+		}
+		if (*value == '-' || choke_tc_get_rate(value, 1, &x) || x * 8 < RATE_MIN_BPS ||
+		    x * 8 > RATE_MAX_BPS) {
+			snprintf(err, errlen, "bad --rate \"%s\": a rate in tc's syntax from "
+				 "64kbit to 1tbit (e.g. 20mbit), or `unlimited`", value);
+			return -1;
+		}
+		o->rate_bps = x * 8;
+		break;
+	case BO_BURST:
+		if (parse_u64(value, &x) || x < 1 || x > BURST_MAX) {
+			snprintf(err, errlen, "bad --burst \"%s\": bytes from 1 to %llu (1 GiB)",
+				 value, BURST_MAX);
+			return -1;
+		}
+		o->burst_bytes = x;
+		break;
+	case BO_SEED:
+		if (parse_u64(value, &x)) {
+			snprintf(err, errlen, "bad --seed \"%s\": an integer from 0 to "
+				 "18446744073709551615", value);
+			return -1;
+		}
+		o->seed = x;
+		break;
+	case BO_SOCKET:
+	case BO_CONFIG:
+		if (!*value || strlen(value) >= (k == BO_SOCKET ? sizeof(o->socket_path)
+								: sizeof(o->config_file))) {
+			snprintf(err, errlen, "--%s: the path must have 1 to %zu characters",
+				 name, (k == BO_SOCKET ? sizeof(o->socket_path)
+						       : sizeof(o->config_file)) - 1);
+			return -1;
+		}
+		snprintf(k == BO_SOCKET ? o->socket_path : o->config_file,
+			 k == BO_SOCKET ? sizeof(o->socket_path) : sizeof(o->config_file),
+			 "%s", value);
+		break;
+	case BO_RX_RING:
+		if (strcmp(value, "v2") && strcmp(value, "v3")) {
+			snprintf(err, errlen, "--rx-ring takes v2 or v3, not \"%s\"", value);
+			return -1;
+		}
+		o->rx_v2 = !strcmp(value, "v2");
+		break;
+	case BO_DUPLEX:
+		o->duplex = 1;
+		break;
+	case BO_ALLOW_MTU_MISMATCH:
+		o->allow_mtu_mismatch = 1;
+		break;
+	}
+	return 0;
+}
+
+/* keep the words in o->wordbuf */
+static int set_words(struct bridge_opts *o, int n, char *const *w, int line,
+		     char *err, size_t errlen)
+{
+	size_t used = 0, len;
+	int i;
+
+	if (n > BRIDGE_MAX_WORDS) {
+		snprintf(err, errlen, "more than %d discipline words", BRIDGE_MAX_WORDS);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		len = strlen(w[i]) + 1;
+		if (used + len > sizeof(o->wordbuf)) {
+			snprintf(err, errlen, "the discipline's words are longer than %zu bytes",
+				 sizeof(o->wordbuf));
+			return -1;
+		}
+		memcpy(o->wordbuf + used, w[i], len);
+		used += len;
+	}
+	o->nwords = n;
+	o->words_line = line;
+	return 0;
+}
+
+int bridge_set_words(struct bridge_opts *o, int n, char *const *words, char *err,
+		     size_t errlen)
+{
+	return set_words(o, n, words, 0, err, errlen);
+}
+
+int bridge_words(const struct bridge_opts *o, char **argv)
+{
+	char *p = (char *)o->wordbuf;
+	int i;
+
+	for (i = 0; i < o->nwords; i++) {
+		argv[i] = p;
+		p += strlen(p) + 1;
+	}
+	return o->nwords;
+}
+
+int bridge_parse_args(struct bridge_opts *o, int argc, char **argv, char *err,
+		      size_t errlen)
+{
+	int i, k;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return 1;
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+
+		k = a[1] == '-' ? find_opt(a + 2) : -1;
+		if (k < 0) {
+			snprintf(err, errlen, "unknown option %s", a);
+			return -1;
+		}
+		if (bridge_optdefs[k].arg && i + 1 >= argc) {
+			snprintf(err, errlen, "%s needs %s", a, bridge_optdefs[k].arg);
+			return -1;
+		}
+		if (bridge_opt_set(o, a + 2, bridge_optdefs[k].arg ? argv[++i] : NULL, err,
+				   errlen))
+			return -1;
+		o->given |= 1u << k;
+	}
+	return set_words(o, argc - i, argv + i, 0, err, errlen);
+}
+
+/* Split a line into words at blanks, up to a '#' starting a word. */
+static int split_line(char *s, char **w, int max)
+{
+	int n = 0;
+
+	for (;;) {
+		while (*s == ' ' || *s == '\t' || *s == '\r')
+			*s++ = 0;
+		if (!*s || *s == '#')
+			return n;
+		if (n == max)
+			return -1;
+		w[n++] = s;
+		while (*s && *s != ' ' && *s != '\t' && *s != '\r')
+			s++;
+	}
+}
+
+int bridge_config_read(struct bridge_opts *o, const char *path, char *err,
+		       size_t errlen)
+{
+	struct bridge_opts t = *o, scratch, fw;
+	char e[300], *w[BRIDGE_MAX_WORDS + 1], *line = NULL;
+	FILE *f = fopen(path, "r");
+	int lineno = 0, n, k, file_words = 0;
+	size_t cap = 0, total = 0;
+	ssize_t len;
+
+	if (!f) {
+		snprintf(err, errlen, "cannot read the configuration %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	memset(t.line, 0, sizeof(t.line));
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		total += (size_t)len;
+		if (total > CONFIG_MAX_BYTES) {
+			snprintf(err, errlen, "%s: longer than %d bytes", path, CONFIG_MAX_BYTES);
+			goto fail;
+		}
+		if (len > CONFIG_MAX_LINE) {
+			snprintf(err, errlen, "%s:%d: line longer than %d characters", path,
+				 lineno, CONFIG_MAX_LINE);
+			goto fail;
+		}
+		if (memchr(line, 0, (size_t)len)) {
+			snprintf(err, errlen, "%s:%d: a NUL byte (not a text file?)", path, lineno);
+			goto fail;
+		}
+		line[strcspn(line, "\n")] = 0;
+		n = split_line(line, w, BRIDGE_MAX_WORDS + 1);
+		if (n == 0)
+			continue;
+		if (n < 0) {
+			snprintf(err, errlen, "%s:%d: more than %d words", path, lineno,
+				 BRIDGE_MAX_WORDS);
+			goto fail;
+		}
+		k = find_opt(w[0][0] == '-' && w[0][1] == '-' ? w[0] + 2 : w[0]);
+		if (k >= 0) {
+			const char *name = bridge_optdefs[k].name;
+
+			if (!bridge_optdefs[k].in_file) {
+				snprintf(err, errlen, "%s:%d: --%s cannot be given in a "
+					 "configuration file", path, lineno, name);
+				goto fail;
+			}
+			if (n > 2 || (n == 2) != !!bridge_optdefs[k].arg) {
+				snprintf(err, errlen, "%s:%d: %s %s", path, lineno, name,
+					 bridge_optdefs[k].arg ? "takes one value" : "takes no value");
+				goto fail;
+			}
+			if (t.line[k]) {
+				snprintf(err, errlen, "%s:%d: %s given twice (first at line %d)",
+					 path, lineno, name, t.line[k]);
+				goto fail;
+			}
+			t.line[k] = lineno;
+			/* checked even where the command line's value wins */
+			scratch = t;
+			if (bridge_opt_set(&scratch, name, n == 2 ? w[1] : NULL, e, sizeof(e))) {
+				snprintf(err, errlen, "%s:%d: %s", path, lineno, e);
+				goto fail;
+			}
+			if (!(o->given & (1u << k)))
+				bridge_opt_set(&t, name, n == 2 ? w[1] : NULL, e, sizeof(e));
+			continue;
+		}
+		if (strcmp(w[0], "choke") && strcmp(w[0], "red") && strcmp(w[0], "fifo")) {
+			snprintf(err, errlen, "%s:%d: unknown option \"%s\" (a line holds an "
+				 "option, e.g. `rate 20mbit`, or the discipline, starting with "
+				 "choke, red or fifo)", path, lineno, w[0]);
+			goto fail;
+		}
+		if (file_words) {
+			snprintf(err, errlen, "%s:%d: a second discipline line (the first is "
+				 "line %d)", path, lineno, file_words);
+			goto fail;
+		}
+		file_words = lineno;
+		if (set_words(&fw, n, w, lineno, e, sizeof(e))) {
+			snprintf(err, errlen, "%s:%d: %s", path, lineno, e);
+			goto fail;
+		}
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (file_words) {
+		/* checked with the rate they will run at, even where the command
+		 * line's words run instead */
+		struct choke_params p;
+
+		fw.rate_bps = t.rate_bps;
+		if (bridge_discipline(&fw, &p, e, sizeof(e))) {
+			snprintf(err, errlen, "%s:%d: %s", path, file_words, e);
+			goto fail;
+		}
+		if (!o->nwords || o->words_line) {
+			memcpy(t.wordbuf, fw.wordbuf, sizeof(t.wordbuf));
+			t.nwords = fw.nwords;
+			t.words_line = file_words;
+		}
+	} else if (o->words_line) {
+		t.nwords = t.words_line = 0; /* the line is gone: the default */
+	}
+	free(line);
+	fclose(f);
+	*o = t;
+	return 0;
+fail:
+	free(line);
+	fclose(f);
+	return -1;
+}
+
+int bridge_discipline(const struct bridge_opts *o, struct choke_params *p, char *err,
+		      size_t errlen)
+{
+	char *w[BRIDGE_MAX_WORDS + 4], *given[BRIDGE_MAX_WORDS], bw[32], e[CHOKE_ERRBUF_SIZE];
+	int n = 0, i = 0, ng = bridge_words(o, given), kind = CHOKE_KIND_CHOKE, has_bw = 0;
+
+	if (!ng) {
+		w[n++] = "limit";
+		w[n++] = "1000";
+	} else if (!strcmp(given[0], "choke") || !strcmp(given[0], "red") ||
+		   !strcmp(given[0], "fifo")) {
+		kind = !strcmp(given[0], "red") ? CHOKE_KIND_RED :
+		       !strcmp(given[0], "fifo") ? CHOKE_KIND_FIFO : CHOKE_KIND_CHOKE;
+		i = 1;
+	}
+	for (; i < ng; i++) {
+		has_bw |= !strcmp(given[i], "bandwidth");
+		w[n++] = given[i];
+	}
+	if (kind != CHOKE_KIND_FIFO && !has_bw) {
+		/* the rate only shapes RED's idle damping */
+		snprintf(bw, sizeof(bw), "%llubit",
+			 (unsigned long long)(o->rate_bps ? o->rate_bps : 10000000000ull));
+		w[n++] = "bandwidth";
+		w[n++] = bw;
+	}
+	if (choke_params_parse(n, w, kind, NULL, p, e)) {
+		snprintf(err, errlen, "invalid %s parameters: %s",
+			 kind == CHOKE_KIND_RED ? "red" : kind == CHOKE_KIND_FIFO ? "fifo" : "choke",
+			 e);
+		return -1;
+	}
+	return 0;
+}
+
+int bridge_opts_check(const struct bridge_opts *o, char *err, size_t errlen)
+{
+	if (!o->in[0] || !o->out[0] || !(o->given & (1u << BO_RATE) || o->line[BO_RATE])) {
+		snprintf(err, errlen, "--in, --out and --rate are required (on the command "
+			 "line or in the --config file)");
+		return -1;
+	}
+	if (!strcmp(o->in, o->out)) {
+		snprintf(err, errlen, "--in and --out are the same interface");
+		return -1;
+	}
+	return 0;
+}
+
+void bridge_default_socket(const char *in, char *buf, size_t len)
+{
+	snprintf(buf, len, "/run/choke/bridge-%s.sock", in);
+}

@@ -1,0 +1,463 @@
+/* The bridge's data path: see dataplane.h. Where a frame is forwarded:
+ * dp_receive -> dp_frame (offered to the queue) -> dp_transmit. */
+#include "dataplane.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RX_RING_BYTES (16u << 20)
+#define TX_FRAMES 1024
+#define POOL_SLACK 512 /* frames of a block beyond the queue's limit */
+
+/* ---- packet memory ---- */
+
+static int pool_grow(struct dp_dir *d, uint32_t n)
+{
+	struct dp_pkt *chunk = calloc(n, sizeof(*chunk));
+	uint8_t *bufs = malloc((size_t)n * d->max_frame);
+	struct dp_pkt **nc = realloc(d->chunks, (d->nchunks + 2) * sizeof(*nc));
+	uint32_t i;
+
+	if (!chunk || !bufs || !nc) {
+		free(chunk);
+		free(bufs);
+		if (nc)
+			d->chunks = nc;
+		return -1;
+	}
+	d->chunks = nc;
+	d->chunks[d->nchunks++] = chunk;
+	d->chunks[d->nchunks] = NULL;
+	for (i = 0; i < n; i++) {
+		chunk[i].buf = bufs + (size_t)i * d->max_frame;
+		chunk[i].next = d->free_list;
+		d->free_list = &chunk[i];
+	}
+	d->npkts += n;
+	return 0;
+}
+
+static void pkt_put(struct dp_dir *d, struct dp_pkt *p)
+{
+	p->state = DP_PKT_FREE;
+	p->next = d->free_list;
+	d->free_list = p;
+}
+
+static bool same_flow_cb(void *ctx, const void *a, const void *b)
+{
+	(void)ctx;
+	return flow_key_equal(&((const struct dp_pkt *)a)->key,
+			      &((const struct dp_pkt *)b)->key);
+}
+
+static void reconfig_drop_cb(void *ctx, void *pkt, uint32_t len)
+{
+	struct dp_dir *d = (struct dp_dir *)ctx;
+
+	(void)len;
+	d->st.drop_reconfig++;
+	pkt_put(d, (struct dp_pkt *)pkt);
+}
+
+/* ---- token bucket ---- */
+
+static uint64_t tx_time_ns(const struct dp_dir *d, uint32_t len)
+{
+	return (uint64_t)(((__uint128_t)len * 8u * 1000000000u + d->rate_bps - 1) /
+			  d->rate_bps);
+}
+
+static void bucket_refill(struct dp_dir *d, uint64_t now)
+{
+	if (now > d->last_ns) {
+		d->budget_ns += (int64_t)(now - d->last_ns);
+		if (d->budget_ns > (int64_t)d->burst_ns)
+			d->budget_ns = (int64_t)d->burst_ns;
+		d->last_ns = now;
+	}
+}
+
+/* ---- queueing delay ---- */
+
+static unsigned delay_bucket(uint64_t ns)
+{
+	unsigned e, idx;
+
+	if (ns < 1024)
+		return 0;
+	e = 63u - (unsigned)__builtin_clzll(ns);
+	idx = 1 + (e - 10) * DP_DELAY_SUB +
+	      (unsigned)((ns >> (e - 3)) & (DP_DELAY_SUB - 1));
+	return idx < DP_DELAY_BUCKETS ? idx : DP_DELAY_BUCKETS - 1;
+}
+
+/* the upper edge of a bucket, in ns */
+static uint64_t delay_bucket_top(unsigned idx)
+{
+	unsigned e, m;
+
+	if (idx == 0)
+		return 1024;
+	e = (idx - 1) / DP_DELAY_SUB + 10;
+	m = (idx - 1) % DP_DELAY_SUB;
+	return (uint64_t)(DP_DELAY_SUB + m + 1) << (e - 3);
+}
+
+uint64_t dp_delay_quantile(const struct dp_dir *d, double q)
+{
+	uint64_t n = 0, seen = 0, want;
+	unsigned w, i;
+
+	for (w = 0; w < DP_DELAY_WINDOW; w++)
+		for (i = 0; i < DP_DELAY_BUCKETS; i++)
+			n += d->delay_hist[w][i];
+	if (!n)
+		return 0;
+	want = (uint64_t)(q * (double)n + 0.999999);
+	if (want < 1)
+		want = 1;
+	for (i = 0; i < DP_DELAY_BUCKETS; i++) {
+		for (w = 0; w < DP_DELAY_WINDOW; w++)
+			seen += d->delay_hist[w][i];
+		if (seen >= want)
+			return delay_bucket_top(i);
+	}
+	return delay_bucket_top(DP_DELAY_BUCKETS - 1);
+}
+
+static void delay_count(struct dp_dir *d, uint64_t delay)
+{
+	d->st.delay_last_ns = delay;
+	d->st.delay_avg_ns += ((double)delay - d->st.delay_avg_ns) / 64.0;
+	if (delay > d->st.delay_max_ns)
+		d->st.delay_max_ns = delay;
+	d->st.delay_sum_ns += delay;
+	d->delay_hist[d->delay_cur][delay_bucket(delay)]++;
+}
+
+/* ---- setting up ---- */
+
+int dp_open(struct dp_dir *d, const struct dp_config *cfg, int rx_version,
+	    uint64_t now, char *err, size_t errlen)
+{
+	uint32_t slot;
+
+	memset(d, 0, sizeof(*d));
+	d->rx.fd = d->tx.fd = -1;
+	for (slot = 256; slot < cfg->max_frame + 64; slot <<= 1)
+		;
+	if (afp_rx_open(&d->rx, cfg->in, rx_version, RX_RING_BYTES, slot, err, errlen))
+		return -1;
+	if (afp_tx_open(&d->tx, cfg->out, slot, TX_FRAMES, err, errlen))
+		return -1;
+	return dp_init(d, cfg, now, err, errlen);
+}
+
+int dp_init(struct dp_dir *d, const struct dp_config *cfg, uint64_t now,
+	    char *err, size_t errlen)
+{
+	void *mem;
+
+	d->in = cfg->in;
+	d->out = cfg->out;
+	d->shaped = cfg->shaped;
+	d->max_frame = cfg->max_frame;
+	d->out_up = 1;
+	d->rate_t = d->last_ns = now;
+	d->flow_seed = cfg->seed * 0x9E3779B97F4A7C15ull + cfg->index + 1;
+	d->inring_cap = afp_rx_batch_max(&d->rx);
+	d->inring = calloc(d->inring_cap, sizeof(*d->inring));
+	d->batch = calloc(d->inring_cap, sizeof(*d->batch));
+	if (!d->inring || !d->batch) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (!d->shaped)
+		return 0;
+	d->prm = *cfg->q;
+	d->rate_bps = cfg->rate_bps;
+	if (d->rate_bps) {
+		uint64_t two_frames = tx_time_ns(d, 2 * d->max_frame);
+
+		d->burst_ns = cfg->burst_bytes ? tx_time_ns(d, (uint32_t)cfg->burst_bytes)
+					       : 2000000; /* 2 ms of the rate */
+		if (d->burst_ns < two_frames)
+			d->burst_ns = two_frames;
+		d->budget_ns = (int64_t)d->burst_ns;
+	}
+	d->ring = malloc(choke_ring_bytes(d->prm.cfg.limit));
+	if (!d->ring || choke_init(&d->q, &d->prm.cfg, d->ring,
+				   choke_ring_bytes(d->prm.cfg.limit))) {
+		snprintf(err, errlen, "cannot set up the queue");
+		return -1;
+	}
+	{
+		struct choke_ops ops = { NULL, same_flow_cb, d };
+
+		choke_set_ops(&d->q, &ops);
+	}
+	choke_seed(&d->q, cfg->seed + cfg->index);
+	mem = malloc(choke_hh_bytes(DP_HH_K));
+	if (!mem || choke_hh_init(&d->hh, DP_HH_K, mem, choke_hh_bytes(DP_HH_K), cfg->seed)) {
+		free(mem);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (pool_grow(d, d->prm.cfg.limit + POOL_SLACK)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void dp_close(struct dp_dir *d)
+{
+	uint32_t i;
+
+	afp_rx_close(&d->rx);
+	afp_tx_close(&d->tx);
+	free(d->ring);
+	for (i = 0; i < d->nchunks; i++) {
+		free(d->chunks[i][0].buf);
+		free(d->chunks[i]);
+	}
+	free(d->chunks);
+	free(d->inring);
+	free(d->batch);
+	if (d->shaped)
+		free(d->hh.e);
+	d->ring = NULL;
+	d->chunks = NULL;
+	d->inring = NULL;
+	d->batch = NULL;
+	d->nchunks = 0;
+	d->shaped = 0;
+}
+
+/* ---- forwarding ---- */
+
+void dp_transmit(struct dp_dir *d, uint64_t now)
+{
+	uint32_t room;
+	int rounds = 0;
+
+	if (!d->shaped || !d->out_up || !choke_qlen(&d->q))
+		return;
+	if (d->rate_bps)
+		bucket_refill(d, now);
+	/* the ring is flushed (one send()) after each run of up to 256 frames */
+	while (choke_qlen(&d->q) && rounds++ < 64 && (room = afp_tx_free_slots(&d->tx)) > 0) {
+		int stop = 0;
+
+		while (room && choke_qlen(&d->q)) {
+			struct dp_pkt *p = (struct dp_pkt *)choke_peek(&d->q);
+			uint64_t c = d->rate_bps ? tx_time_ns(d, p->len) : 0;
+			uint32_t len;
+
+			if (d->rate_bps && d->budget_ns < (int64_t)c) {
+				stop = 1;
+				break;
+			}
+			p = (struct dp_pkt *)choke_dequeue(&d->q, now, &len);
+			if (afp_tx_put(&d->tx, p->data, p->len)) {
+				d->st.drop_ring_full++; /* cannot happen: room was counted */
+				pkt_put(d, p);
+				continue;
+			}
+			d->budget_ns -= (int64_t)c;
+			d->st.tx_frames++;
+			d->st.tx_bytes += p->len;
+			if (p->data != p->buf)
+				d->st.direct++;
+			delay_count(d, now > p->t_in ? now - p->t_in : 0);
+			room--;
+			pkt_put(d, p);
+		}
+		afp_tx_flush(&d->tx);
+		if (stop)
+			break;
+	}
+}
+
+int64_t dp_wait_ns(struct dp_dir *d, uint64_t now)
+{
+	struct dp_pkt *p;
+	int64_t need;
+
+	if (!d->shaped || !choke_qlen(&d->q) || !d->out_up)
+		return -1;
+	if (!d->rate_bps)
+		return afp_tx_free_slots(&d->tx) ? 0 : (afp_tx_kick(&d->tx), 200000);
+	bucket_refill(d, now);
+	p = (struct dp_pkt *)choke_peek(&d->q);
+	need = (int64_t)tx_time_ns(d, p->len) - d->budget_ns;
+	if (need <= 0 && !afp_tx_free_slots(&d->tx)) {
+		/* the transmit ring is full: frames a failed send() left behind
+		 * (a flap) go now, and we look again shortly instead of spinning */
+		afp_tx_kick(&d->tx);
+		return 200000;
+	}
+	return need > 0 ? need : 0;
+}
+
+/* One received frame. A frame sent by a local socket (veth, containers) may
+ * still lack its TCP/UDP checksum, left to an offload that does not happen
+ * on this path: fill it in. */
+static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t status,
+		     uint64_t now)
+{
+	struct choke_verdict v;
+	struct dp_pkt *p;
+	uint32_t i;
+	int r;
+
+	d->st.rx_frames++;
+	d->st.rx_bytes += len;
+	if (len > d->max_frame || len > d->tx.max_len) {
+		d->st.drop_oversize++;
+		return;
+	}
+	if (status & TP_STATUS_CSUMNOTREADY) {
+		struct flow_key key;
+		struct pkt_info info;
+
+		flow_key_from_frame(frame, len, PKT_LINK_ETHERNET, &key, &info);
+		d->st.csum_filled += pkt_l4_checksum_fill(frame, len, &info, key.proto);
+	}
+	if (!d->shaped) {
+		if (afp_tx_put(&d->tx, frame, len)) {
+			d->st.drop_ring_full++;
+		} else {
+			d->st.tx_frames++;
+			d->st.tx_bytes += len;
+			d->st.direct++;
+		}
+		return;
+	}
+	p = d->free_list;
+	if (!p && pool_grow(d, 256) == 0)
+		p = d->free_list;
+	if (!p) {
+		d->st.drop_ring_full++; /* out of packet memory */
+		return;
+	}
+	d->free_list = p->next;
+	p->data = frame;
+	p->len = len;
+	p->t_in = now;
+	flow_key_from_frame(frame, len, PKT_LINK_ETHERNET, &p->key, &p->info);
+	r = choke_enqueue(&d->q, p, len, flow_key_hash(&p->key, d->flow_seed),
+			  pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, now, &v);
+	for (i = 0; i < v.nvictims; i++)
+		pkt_put(d, (struct dp_pkt *)v.victim[i]);
+	if (r == CHOKE_DROP_MATCH) {
+		uint32_t slot = choke_hh_add(&d->hh, flow_key_hash(&p->key, d->flow_seed),
+					     1 + v.nvictims, NULL);
+
+		if (slot < DP_HH_K)
+			d->hh_key[slot] = p->key;
+	}
+	if (r >= CHOKE_DROP_MATCH) {
+		pkt_put(d, p);
+		return;
+	}
+	if (r == CHOKE_QUEUED_MARKED)
+		pkt_ecn_set_ce(frame, len, &p->info);
+	p->state = DP_PKT_QUEUED;
+	if (d->ninring < d->inring_cap) {
+		d->inring[d->ninring++] = p;
+	} else {
+		memcpy(p->buf, p->data, p->len);
+		p->data = p->buf;
+		d->st.copies++;
+	}
+}
+
+void dp_receive(struct dp_dir *d, uint64_t now)
+{
+	uint32_t n, i, batches = 0;
+
+	while (batches < 64 && (n = afp_rx_batch(&d->rx, d->batch, d->inring_cap)) > 0) {
+		d->ninring = 0;
+		for (i = 0; i < n; i++) {
+			dp_frame(d, d->batch[i].data, d->batch[i].len, d->batch[i].status, now);
+			/* serve the queue as we go: a V3 block can hold more
+			 * frames than the queue's limit */
+			if ((i & 255) == 255 && d->shaped)
+				dp_transmit(d, now);
+		}
+		if (d->shaped) {
+			dp_transmit(d, now);
+			/* frames still queued leave the ring: copy them out */
+			for (i = 0; i < d->ninring; i++) {
+				struct dp_pkt *p = d->inring[i];
+
+				if (p->state == DP_PKT_QUEUED && p->data != p->buf) {
+					memcpy(p->buf, p->data, p->len);
+					p->data = p->buf;
+					d->st.copies++;
+				}
+			}
+			d->ninring = 0;
+		} else {
+			afp_tx_flush(&d->tx);
+		}
+		afp_rx_done(&d->rx);
+		batches++;
+	}
+}
+
+/* ---- housekeeping and change ---- */
+
+void dp_tick(struct dp_dir *d, uint64_t now)
+{
+	double dt = (double)(now - d->rate_t) * 1e-9;
+
+	if (d->rx.fd >= 0)
+		d->st.rx_ring_drops += afp_rx_kernel_drops(&d->rx);
+	if (dt > 0) {
+		d->rate_in_bps = (double)(d->st.rx_bytes - d->rate_rx_bytes) * 8 / dt;
+		d->rate_out_bps = (double)(d->st.tx_bytes - d->rate_tx_bytes) * 8 / dt;
+	}
+	d->rate_t = now;
+	d->rate_rx_bytes = d->st.rx_bytes;
+	d->rate_tx_bytes = d->st.tx_bytes;
+	d->delay_cur = (d->delay_cur + 1) % DP_DELAY_WINDOW;
+	memset(d->delay_hist[d->delay_cur], 0, sizeof(d->delay_hist[0]));
+}
+
+int dp_reconfigure(struct dp_dir *d, const struct choke_params *p, char *err,
+		   size_t errlen)
+{
+	void *nr = NULL, *old = NULL;
+
+	if (!d->shaped)
+		return 0;
+	if (choke_change_needs_ring(&d->q, p->cfg.limit)) {
+		nr = malloc(choke_ring_bytes(p->cfg.limit));
+		if (!nr) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	}
+	if (p->cfg.limit + POOL_SLACK > d->npkts &&
+	    pool_grow(d, p->cfg.limit + POOL_SLACK - d->npkts)) {
+		free(nr);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (choke_change(&d->q, &p->cfg, nr, nr ? choke_ring_bytes(p->cfg.limit) : 0,
+			 &old, reconfig_drop_cb, d)) {
+		free(nr);
+		snprintf(err, errlen, "the queue refused the configuration");
+		return -1;
+	}
+	if (nr) {
+		free(old);
+		d->ring = nr;
+	}
+	d->prm = *p;
+	return 0;
+}

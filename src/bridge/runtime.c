@@ -1,0 +1,178 @@
+/* What the bridge needs from the system around it: see runtime.h. */
+#include "runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* ---- one bridge per interface ---- */
+
+int rt_run_dir(char *err, size_t errlen)
+{
+	if (mkdir(RT_RUN_DIR, 0700) && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s%s", RT_RUN_DIR, strerror(errno),
+			 errno == EACCES || errno == EPERM ? " (the bridge needs root)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+int rt_lock_iface(const char *ifname, struct rt_lock *l, char *err, size_t errlen)
+{
+	unsigned idx = if_nametoindex(ifname);
+	struct stat ns, a, b;
+	char buf[64];
+	int tries, fd;
+
+	l->fd = -1;
+	if (!idx) {
+		snprintf(err, errlen, "no such interface: %s", ifname);
+		return -1;
+	}
+	if (stat("/proc/self/ns/net", &ns)) {
+		snprintf(err, errlen, "/proc/self/ns/net: %s", strerror(errno));
+		return -1;
+	}
+	if (rt_run_dir(err, errlen))
+		return -1;
+	snprintf(l->path, sizeof(l->path), RT_RUN_DIR "/net%llu-if%u.lock",
+		 (unsigned long long)ns.st_ino, idx);
+	for (tries = 0; tries < 10; tries++) {
+		fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (fd < 0) {
+			snprintf(err, errlen, "lock %s: %s%s", l->path, strerror(errno),
+				 errno == EACCES || errno == EPERM ? " (the bridge needs root)" : "");
+			return -1;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			/* a stopping bridge may have unlinked it meanwhile */
+			if (fstat(fd, &a) || stat(l->path, &b) || a.st_ino != b.st_ino ||
+			    a.st_dev != b.st_dev) {
+				close(fd);
+				continue;
+			}
+			snprintf(buf, sizeof(buf), "%d %s\n", (int)getpid(), ifname);
+			if (ftruncate(fd, 0) || pwrite(fd, buf, strlen(buf), 0) < 0) {
+				snprintf(err, errlen, "lock %s: %s", l->path, strerror(errno));
+				close(fd);
+				return -1;
+			}
+			l->fd = fd;
+			return 0;
+		}
+		if (errno != EWOULDBLOCK) {
+			snprintf(err, errlen, "lock %s: %s", l->path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		/* held: by whom (it may be writing its pid just now) */
+		{
+			ssize_t n = 0;
+			int i;
+
+			for (i = 0; i < 20 && n <= 0; i++) {
+				n = pread(fd, buf, sizeof(buf) - 1, 0);
+				if (n <= 0)
+					usleep(10000);
+			}
+			buf[n > 0 ? n : 0] = 0;
+			close(fd);
+			snprintf(err, errlen, "%s is already bridged by another choke bridge "
+				 "(pid %d; lock %s); stop it first", ifname,
+				 n > 0 ? atoi(buf) : 0, l->path);
+			return -1;
+		}
+	}
+	snprintf(err, errlen, "lock %s: keeps changing; try again", l->path);
+	return -1;
+}
+
+void rt_unlock_iface(struct rt_lock *l)
+{
+	if (l->fd < 0)
+		return;
+	unlink(l->path);
+	close(l->fd);
+	l->fd = -1;
+}
+
+/* ---- telling systemd (sd_notify's datagram, written out) ---- */
+
+void rt_notify_open(struct rt_notify *nt)
+{
+	const char *p = getenv("NOTIFY_SOCKET");
+	size_t n = p ? strlen(p) : 0;
+
+	nt->fd = -1;
+	if (!n)
+		return;
+	if ((p[0] != '/' && p[0] != '@') || n >= sizeof(nt->sa.sun_path)) {
+		fprintf(stderr, "choke: bridge: NOTIFY_SOCKET \"%s\" is neither a path nor "
+			"an abstract name (@...): not notifying\n", p);
+		return;
+	}
+	memset(&nt->sa, 0, sizeof(nt->sa));
+	nt->sa.sun_family = AF_UNIX;
+	memcpy(nt->sa.sun_path, p, n);
+	if (p[0] == '@')
+		nt->sa.sun_path[0] = 0; /* abstract */
+	nt->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	nt->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (nt->fd < 0)
+		fprintf(stderr, "choke: bridge: NOTIFY_SOCKET: %s\n", strerror(errno));
+}
+
+void rt_notify(struct rt_notify *nt, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	int n;
+
+	if (nt->fd < 0)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (sendto(nt->fd, msg, (size_t)n, MSG_NOSIGNAL,
+		   (struct sockaddr *)&nt->sa, nt->len) < 0)
+		fprintf(stderr, "choke: bridge: NOTIFY_SOCKET: %s\n", strerror(errno));
+}
+
+/* ---- privileges ---- */
+
+int rt_drop_capabilities(char *err, size_t errlen)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	int cap;
+
+	for (cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL)
+			break;
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capset, &h, data)) {
+		snprintf(err, errlen, "dropping capabilities: %s", strerror(errno));
+		return -1;
+	}
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	return 0;
+}
+
+void rt_notify_close(struct rt_notify *nt)
+{
+	if (nt->fd >= 0)
+		close(nt->fd);
+	nt->fd = -1;
+}

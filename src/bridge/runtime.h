@@ -1,0 +1,51 @@
+/*
+ * What the bridge needs from the system around it: one bridge per
+ * interface (a lock), telling a supervisor how it is doing (systemd's
+ * notification protocol), and giving up its privileges.
+ */
+#ifndef CHOKE_BRIDGE_RUNTIME_H
+#define CHOKE_BRIDGE_RUNTIME_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#define RT_RUN_DIR "/run/choke"
+
+/* Create RT_RUN_DIR (mode 0700) if it is not there. 0, or -1. */
+int rt_run_dir(char *err, size_t errlen);
+
+struct rt_lock {
+	int fd;
+	char path[128];
+};
+
+/*
+ * Take the lock of an interface of this network namespace: an flock on
+ * RT_RUN_DIR/net<netns inode>-if<ifindex>.lock, which then holds "PID
+ * IFNAME". The kernel releases it when its holder dies, however it dies,
+ * so a stale file does not block. 0, or -1 with a message (naming the
+ * holder's pid when another bridge has it).
+ */
+int rt_lock_iface(const char *ifname, struct rt_lock *l, char *err, size_t errlen);
+/* Remove the file and release the lock (nothing if not held). */
+void rt_unlock_iface(struct rt_lock *l);
+
+/* sd_notify(3)'s protocol: datagrams of "VAR=value" lines to the AF_UNIX
+ * socket named by $NOTIFY_SOCKET (a path, or "@name" for an abstract one);
+ * nothing when it is not set. */
+struct rt_notify {
+	int fd;
+	struct sockaddr_un sa;
+	socklen_t len;
+};
+void rt_notify_open(struct rt_notify *nt);
+void rt_notify(struct rt_notify *nt, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void rt_notify_close(struct rt_notify *nt);
+
+/* Drop every capability (bounding set, effective, permitted, inheritable)
+ * and set no_new_privs. 0, or -1 with a message. */
+int rt_drop_capabilities(char *err, size_t errlen);
+
+#endif

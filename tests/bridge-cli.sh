@@ -1,0 +1,125 @@
+#!/bin/sh
+# choke bridge | stats | reconfigure without root or a running bridge: help,
+# the options' ranges, the configuration file's errors, what `stats` says
+# when no bridge answers, and that the usage text and the man page list the
+# same options. The live bridge is tests/bridge.sh (root).
+# Usage: CHOKE=build/gcc/choke sh tests/bridge-cli.sh
+set -u
+CHOKE=$(readlink -f "${CHOKE:-build/gcc/choke}")
+MAN=${MAN:-man/choke.1}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fails=0
+n=0
+ok() { n=$((n + 1)); echo "ok   bridge-cli/$1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL bridge-cli/$1: $2"; }
+
+# a control socket that records every connection: help must make none
+python3 - "$tmp/spy.sock" "$tmp/spy.log" <<'PY' &
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.bind(sys.argv[1])
+s.listen(8)
+open(sys.argv[2], "w").close()
+while True:
+    c, _ = s.accept()
+    msg = c.recv(8192)
+    with open(sys.argv[2], "ab") as f:
+        f.write(msg + b"\n")
+    c.close()
+PY
+spy=$!
+trap 'kill $spy 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -S "$tmp/spy.sock" ] && break; sleep 0.1; done
+
+# --- help: usage on stdout, exit 0, nothing sent ------------------------------
+help_case() { # name, expected first words, args...
+	name=$1 want=$2
+	shift 2
+	"$CHOKE" "$@" >"$tmp/o" 2>"$tmp/e"
+	st=$?
+	if [ $st = 0 ] && head -1 "$tmp/o" | grep -q "^usage: choke $want" && [ ! -s "$tmp/e" ]; then
+		ok "$name"
+	else bad "$name" "exit $st, stdout [$(head -1 "$tmp/o")], stderr [$(head -2 "$tmp/e")]"; fi
+}
+help_case bridge-help bridge bridge --help
+help_case bridge-h bridge bridge -h
+help_case bridge-help-late bridge bridge --in a --out b --rate 1mbit --help
+help_case stats-help stats stats --help
+help_case stats-h stats stats -h
+help_case stats-help-socket stats stats --socket "$tmp/spy.sock" --help
+help_case reconfigure-help reconfigure reconfigure --help
+help_case reconfigure-h reconfigure reconfigure -h
+help_case reconfigure-help-socket reconfigure reconfigure --socket "$tmp/spy.sock" --help
+help_case reconfigure-help-after-words reconfigure reconfigure --socket "$tmp/spy.sock" \
+	choke limit 10 --help
+if [ ! -s "$tmp/spy.log" ]; then ok "help-contacts-no-bridge"
+else bad help-contacts-no-bridge "the socket got: $(cat "$tmp/spy.log")"; fi
+
+# --- every option in the usage text is in the man page, and back -------------
+for cmd in bridge stats reconfigure; do
+	"$CHOKE" $cmd --help | grep -o -- '--[a-z][a-z-]*' | sort -u >"$tmp/u.$cmd"
+	# the man page's section for the command: its synopsis line and .SS
+	awk -v c="$cmd" '/^\.SH/ {syn = ($2 == "SYNOPSIS"); on = 0}
+		syn && /^\.B choke / {on = ($3 == c)} /^\.SS / {on = ($2 == c)} on' "$MAN" |
+		sed 's/\\-/-/g' | grep -o -- '--[a-z][a-z-]*' | sort -u >"$tmp/m.$cmd"
+	missing=$(comm -23 "$tmp/u.$cmd" "$tmp/m.$cmd" | tr '\n' ' ')
+	extra=$(comm -13 "$tmp/u.$cmd" "$tmp/m.$cmd" | tr '\n' ' ')
+	if [ -s "$tmp/u.$cmd" ] && [ -z "$missing$extra" ]; then
+		ok "man-$cmd: $(tr '\n' ' ' <"$tmp/u.$cmd")"
+	else bad "man-$cmd" "in the usage, not the man page: [$missing]; the other way: [$extra]"; fi
+done
+
+# --- refused, with the range --------------------------------------------------
+expect_fail() { # name, pattern, args...
+	name=$1 pattern=$2
+	shift 2
+	"$CHOKE" "$@" >"$tmp/o" 2>"$tmp/e"
+	st=$?
+	if [ $st = 1 ] && grep -q -- "$pattern" "$tmp/e"; then ok "$name"
+	else bad "$name" "exit $st: $(head -3 "$tmp/e")"; fi
+}
+B="bridge --in nosuch0 --out nosuch1"
+expect_fail burst-negative "bad --burst \"-5\": bytes from 1 to 1073741824" $B --rate 10mbit --burst -5
+expect_fail burst-zero "bytes from 1 to 1073741824" $B --rate 10mbit --burst 0
+expect_fail burst-absurd "bytes from 1 to 1073741824" $B --rate 10mbit --burst 99999999999
+expect_fail rate-negative "bad --rate \"-5mbit\".*64kbit to 1tbit" $B --rate -5mbit
+expect_fail rate-tiny "64kbit to 1tbit" $B --rate 1bit
+expect_fail rate-absurd "64kbit to 1tbit" $B --rate 5tbit
+expect_fail rate-word "64kbit to 1tbit" $B --rate fast
+expect_fail seed-negative "0 to 18446744073709551615" $B --rate 10mbit --seed -1
+expect_fail rx-ring "v2 or v3" $B --rate 10mbit --rx-ring v4
+expect_fail unknown-option "unknown option --frobnicate" $B --rate 10mbit --frobnicate
+expect_fail missing-value "--socket needs PATH" $B --rate 10mbit --socket
+expect_fail required "--in, --out and --rate are required" bridge --in a
+expect_fail bad-words "invalid choke parameters" $B --rate 10mbit choke limit 0
+expect_fail stats-format "--format takes text, json or openmetrics" stats --format xml
+expect_fail stats-watch "--watch takes seconds from 0.1 to 3600" stats --watch 0
+
+# --- the configuration file ---------------------------------------------------
+cat >"$tmp/good.conf" <<'EOF'
+# eth1 is the LAN, eth2 the uplink
+
+in nosuch0      # a comment after an option
+out nosuch1
+rate 20mbit
+	# an indented comment
+choke limit 300 min 50 max 150 ecn
+EOF
+expect_fail config-good-reaches-interfaces "no such interface: nosuch0" bridge --config "$tmp/good.conf"
+printf 'in nosuch0\nout nosuch1\n# fine so far\nrate 20mbit\nburst -1\n' >"$tmp/bad1.conf"
+expect_fail config-bad-value "$tmp/bad1.conf:5: bad --burst" bridge --config "$tmp/bad1.conf"
+printf '# x\n\nrat 20mbit\n' >"$tmp/bad2.conf"
+expect_fail config-unknown "$tmp/bad2.conf:3: unknown option \"rat\"" bridge --config "$tmp/bad2.conf"
+printf 'rate 20mbit\nchoke limit 300 min 400\n' >"$tmp/bad3.conf"
+expect_fail config-bad-words "$tmp/bad3.conf:2: invalid choke parameters" bridge --in a --out b --config "$tmp/bad3.conf"
+expect_fail config-missing "cannot read the configuration $tmp/none.conf" bridge --config "$tmp/none.conf"
+
+# --- stats and reconfigure when no bridge answers ----------------------------
+expect_fail stats-no-socket "no running bridge at $tmp/none.sock" stats --socket "$tmp/none.sock"
+python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.bind(sys.argv[1])' "$tmp/stale.sock"
+expect_fail stats-stale-socket "no running bridge at $tmp/stale.sock (a stale socket" stats --socket "$tmp/stale.sock"
+expect_fail reconfigure-no-bridge "no running bridge at $tmp/none.sock" reconfigure --socket "$tmp/none.sock" choke limit 100
+
+echo "bridge-cli: $n tests, $fails failed"
+[ $fails = 0 ]
