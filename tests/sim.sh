@@ -185,5 +185,13 @@ print("4 UDP flows at 2c: plain %.3f, adaptive %.3f" % (plain["share"]["udp"], a
 PY
 if [ $? = 0 ]; then ok "variants-and-penalised: $(cat "$tmp/py")"; else bad variants-and-penalised "$(tail -3 "$tmp/py" "$tmp/err")"; fi
 
+# golden outputs: every scenario, seed, discipline and format byte for byte
+# as recorded in tests/sim/golden/SHA256SUMS (tests/sim-golden.sh)
+if CHOKE="$CHOKE" sh "$(dirname "$0")/sim-golden.sh" >"$tmp/golden" 2>&1; then
+	ok "golden: $(grep -v '^ok' "$tmp/golden" | tail -1)"
+else
+	bad golden "$(grep -v '^ok' "$tmp/golden" | head -20)"
+fi
+
 echo "sim: $n tests, $fails failed"
 [ $fails = 0 ]
