@@ -40,7 +40,7 @@ CLI_SRC := src/cli/main.c src/cli/cmd_params.c src/cli/cmd_demo.c \
 	src/cli/cmd_bridge.c src/bridge/bridge.c src/bridge/afp.c
 BENCH_SRC := bench/bench.c bench/bench_pkt.c
 # the simulator (src/sim/) and `choke sim`
-SIM_SRC := src/sim/engine.c src/sim/tcp.c src/sim/scenario.c src/sim/report.c
+SIM_SRC := src/sim/engine.c src/sim/heap.c src/sim/tcp.c src/sim/scenario.c src/sim/report.c
 CLI_SRC += src/cli/cmd_sim.c $(SIM_SRC)
 SIM_TEST_SRC := tests/sim/test_sim.c
 TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \

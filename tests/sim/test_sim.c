@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../src/sim/heap.h"
 #include "../../src/sim/scenario.h"
 #include "../../src/sim/sim.h"
 #include "../../src/sim/tcp.h"
@@ -893,7 +894,42 @@ static void t_fluid_model(void)
 	CHECK(fabs(sim_choke_fluid_share(0.01) - 0.01 / 1.02) < 2e-5);
 }
 
+/* ---- the event queue on its own (no engine) ---- */
+
+static void t_heap_order_ties_growth(void)
+{
+	struct sim_heap h;
+	struct sim_ev e, prev;
+	uint64_t x = 88172645463325252ull;
+	int i, n = 0;
+
+	REQUIRE(!sim_heap_init(&h, 4));
+	CHECK(sim_heap_top(&h) == NULL);
+	CHECK(sim_heap_pop(&h, &e) == -1);
+	/* 20000 events with many equal times: grows from 4 slots */
+	for (i = 0; i < 20000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		REQUIRE(!sim_heap_push(&h, x % 500, (uint32_t)i));
+	}
+	CHECK_EQ(h.n, 20000);
+	CHECK_EQ(h.pushed, 20000);
+	CHECK(h.cap > 20000);
+	while (!sim_heap_pop(&h, &e)) {
+		if (n) {
+			/* time order; at the same time, the order of scheduling */
+			CHECK(prev.t < e.t || (prev.t == e.t && prev.ref < e.ref));
+		}
+		prev = e;
+		n++;
+	}
+	CHECK_EQ(n, 20000);
+	sim_heap_free(&h);
+}
+
 static const struct tl_test sim_tests[] = {
+	{ "sim/heap-order-ties-growth", t_heap_order_ties_growth },
 	{ "sim/tcp-slow-start-and-avoidance", t_slow_start },
 	{ "sim/tcp-single-loss-fast-retransmit", t_single_loss_fast_retransmit },
 	{ "sim/tcp-newreno-partial-acks", t_newreno_partial_acks },
