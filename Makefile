@@ -35,14 +35,15 @@ CORE_SRC := src/core/choke.c src/core/hh.c
 PKT_SRC := src/pkt/flow.c src/pkt/ecn.c src/pkt/csum.c
 PARAMS_SRC := src/params/params.c
 LIB_SRC := $(CORE_SRC) $(PKT_SRC) $(PARAMS_SRC)
-CLI_SRC := src/cli/main.c src/cli/cmd_params.c src/cli/cmd_demo.c \
+CLI_SRC := src/cli/main.c src/cli/cmd_params.c src/cli/cmd_demo_open_loop.c \
 	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c \
 	src/cli/cmd_bridge.c src/bridge/bridge.c src/bridge/afp.c
 BENCH_SRC := bench/bench.c bench/bench_pkt.c
 # the simulator (src/sim/) and `choke sim`
-SIM_SRC := src/sim/engine.c src/sim/heap.c src/sim/tcp.c src/sim/scenario.c src/sim/report.c
+SIM_SRC := src/sim/engine.c src/sim/heap.c src/sim/tcp.c src/sim/scenario.c \
+	src/sim/report.c src/sim/sweep.c src/sim/runner.c src/sim/plot.c
 CLI_SRC += src/cli/cmd_sim.c $(SIM_SRC)
-SIM_TEST_SRC := tests/sim/test_sim.c
+SIM_TEST_SRC := tests/sim/test_sim.c tests/sim/test_runner.c
 TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
 	tests/test_model.c tests/test_params.c tests/test_red.c tests/test_pkt.c \
 	tests/test_hh.c

@@ -772,6 +772,8 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 		s.now = ev.t;
 		on_event(&s, ev.ref);
 		events++;
+		if (!(events & 0xffff) && c->progress_hook)
+			c->progress_hook(c->progress_ctx, s.now);
 	}
 	if (s.failed) {
 		teardown(&s);
@@ -800,6 +802,50 @@ void sim_result_free(struct sim_result *res)
 {
 	free(res->flows);
 	res->flows = NULL;
+}
+
+double sim_estimate_events(const struct sim_config *c)
+{
+	double secs = (double)c->duration_ns * 1e-9, size = c->pkt_size ? c->pkt_size : 1;
+	double btl_pps = (double)c->btl_bps / (8 * size), udp_pps = 0, per_s;
+	uint32_t i;
+
+	for (i = 0; i < c->nflows; i++)
+		if (c->flows[i].cls == SIM_UDP)
+			udp_pps += c->flows[i].rate_bps / (8 * size);
+	/* a data packet through the bottleneck: arrival, end of transmission,
+	 * delivery, its ACK; a UDP packet: its emission and arrival (those
+	 * the bottleneck sends are in the first term) */
+	per_s = 4 * btl_pps + 2 * udp_pps;
+	if (c->sample_ns)
+		per_s += 1e9 / (double)c->sample_ns;
+	return secs * per_s + 2.0 * c->nflows;
+}
+
+double sim_estimate_memory(const struct sim_config *c)
+{
+	double rtt = 0, inflight, bytes;
+	uint32_t i, lim = 0;
+
+	for (i = 0; i < c->nflows; i++) {
+		double d = 2e-9 * (double)(c->flows[i].access_delay_ns + c->btl_delay_ns);
+
+		if (d > rtt)
+			rtt = d;
+		lim += c->flows[i].access_limit && c->flows[i].access_limit < 64 ?
+			       c->flows[i].access_limit : 64;
+	}
+	/* the queue, a round trip of the bottleneck's packets, and the access
+	 * links' queues; the pool of records doubles as it grows */
+	inflight = c->qcfg.limit + (double)c->btl_bps / (8.0 * (c->pkt_size ? c->pkt_size : 1)) *
+					   (rtt + 0.01) + lim;
+	bytes = 8e6; /* the process itself */
+	bytes += (double)choke_ring_bytes(c->qcfg.limit);
+	bytes += (double)c->nflows * (sizeof(struct sim_flow) + 2 * sizeof(struct sim_flow_result) +
+				      sizeof(struct sim_flow_cfg) + 128);
+	bytes += 2 * inflight * sizeof(struct sim_pkt);
+	bytes += 2.0 * (4.0 * c->nflows + 4096) * sizeof(struct sim_ev);
+	return bytes;
 }
 
 double sim_jain(const double *x, uint32_t n)

@@ -85,6 +85,17 @@ int sim_scenario_load(struct sim_scenario *sc, const char *path, char *err,
 int sim_scenario_parse(struct sim_scenario *sc, const char *text, const char *path,
 		       char *err, size_t errlen);
 
+/* Initialise sc and load the scenario called name: a file, or the name of
+ * one in scenarios/ (paper-single-link is also built in). path receives
+ * the file read ("" for the built-in copy). 0, or -1 with a message (sc is
+ * then freed). */
+int sim_scenario_open(struct sim_scenario *sc, const char *name, char *path, size_t pathlen,
+		      char *err, size_t errlen);
+
+/* Initialise sc with the built-in paper-single-link. 0, or -1 with a
+ * message (sc is then freed). */
+int sim_scenario_builtin(struct sim_scenario *sc, char *err, size_t errlen);
+
 /* Check everything and build the run. 0, or -1 with a message. */
 int sim_scenario_resolve(const struct sim_scenario *sc, struct sim_setup *out,
 			 char *err, size_t errlen);

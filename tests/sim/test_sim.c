@@ -3,7 +3,7 @@
  * (loss recovery, NewReno partial ACKs, timeouts and backoff, Karn's rule,
  * the RTT estimator, delayed ACKs, ECN), the same behaviours through the
  * engine with injected losses, the scenario parser's errors, determinism
- * and the fluid model's figures.
+ * and the fluid model's figures; the runner's tests are in test_runner.c.
  *
  * Usage: sim-tests [NAME-SUBSTRING...]
  */
@@ -953,6 +953,8 @@ static const struct tl_test sim_tests[] = {
 	{ NULL, NULL },
 };
 
+extern const struct tl_test runner_tests[]; /* test_runner.c */
+
 static int selected(const char *name, int argc, char **argv)
 {
 	int i, any = 0;
@@ -969,10 +971,13 @@ static int selected(const char *name, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	const struct tl_test *const tables[] = { sim_tests, runner_tests };
 	const struct tl_test *t;
 	int run = 0, failed = 0;
+	size_t k;
 
-	for (t = sim_tests; t->name; t++) {
+	for (k = 0; k < sizeof(tables) / sizeof(tables[0]); k++)
+	for (t = tables[k]; t->name; t++) {
 		int before = tl_failures;
 		clock_t c0 = clock();
 

@@ -1,7 +1,7 @@
 /*
- * choke demo: the main job's built-in default. One heavy unresponsive flow
- * at twice the capacity of a 10 Mbit/s bottleneck plus 20 light Poisson
- * flows, through FIFO, RED and CHOKe with the same parameters.
+ * choke demo --open-loop: the open-loop workload (workload.c). One heavy
+ * unresponsive flow at twice the capacity of a 10 Mbit/s bottleneck plus 20
+ * light Poisson flows, through FIFO, RED and CHOKe with the same parameters.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +33,9 @@ static uint64_t drops_of(const struct wl_flow_result *f)
 	       f->drop_forced + f->drop_limit;
 }
 
-static void demo_usage(void)
+static void demo_usage(FILE *f)
 {
-	fprintf(stderr, "usage: choke demo [--seconds N] [--seed N] [--json]\n");
+	fprintf(f, "usage: choke demo --open-loop [--seconds N] [--seed N] [--json]\n");
 }
 
 static int parse_num(const char *opt, const char *s, double lo, double hi, double *v)
@@ -162,7 +162,7 @@ static void print_json(const struct wl_config *wc, struct wl_result *res,
 	printf("]}\n");
 }
 
-int cmd_demo(int argc, char **argv)
+int cmd_demo_open_loop(int argc, char **argv)
 {
 	static const char *const names[3] = { "FIFO", "RED", "CHOKe" };
 	static const char *const json_names[3] = { "fifo", "red", "choke" };
@@ -175,7 +175,10 @@ int cmd_demo(int argc, char **argv)
 	char line[256];
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			demo_usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
 		} else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
 			if (parse_num("--seconds", argv[++i], 2, 3600, &seconds))
@@ -185,7 +188,7 @@ int cmd_demo(int argc, char **argv)
 				return 1;
 		} else {
 			fprintf(stderr, "choke: demo: unknown argument %s\n", argv[i]);
-			demo_usage();
+			demo_usage(stderr);
 			return 1;
 		}
 	}
