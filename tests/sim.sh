@@ -114,6 +114,33 @@ assert all(len(p["runs"]) == 1 and p["runs"][0]["discipline"] == "choke" for p i
 assert [p["runs"][0]["tcp_flows"] for p in j["points"]] == [8, 32]'
 then ok sweep-json-one-discipline; else bad sweep-json-one-discipline "status $st $(cat "$tmp/py" "$tmp/err")"; fi
 
+# 8b. sweep points read back: printed without an exponent (an integer key
+#     over a million was printed "2e+06" and refused), each point's value
+#     given back with --set gives the point's row, and whole numbers written
+#     with an exponent are accepted
+st=$(run "$CHOKE" sim scenarios/paper-single-link $SHORT --sweep tcp_rwnd=10..2000000:3:log --qdisc choke --csv)
+vals=$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')
+if [ "$st" = 0 ] && [ "$vals" = "tcp_rwnd 10 4472 2000000 " ]; then
+	rt=""
+	for v in 10 4472 2000000; do
+		"$CHOKE" sim scenarios/paper-single-link $SHORT --set tcp_rwnd=$v --qdisc choke --csv \
+			2>&1 | sed -n 2p >"$tmp/row"
+		grep -qxF "$v,$(cat "$tmp/row")" "$tmp/out" || rt="$rt $v"
+	done
+	if [ -z "$rt" ]; then ok sweep-values-round-trip
+	else bad sweep-values-round-trip "--set gives another row for:$rt"; fi
+else
+	bad sweep-values-round-trip "status $st, values \"$vals\": $(cat "$tmp/err")"
+fi
+st=$(run "$CHOKE" sim scenarios/paper-single-link $SHORT --sweep udp_rate=1e5..2e6:2 --qdisc fifo --csv)
+vals=$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')
+if [ "$st" = 0 ] && [ "$vals" = "udp_rate 100000 2000000 " ]; then ok sweep-values-no-exponent
+else bad sweep-values-no-exponent "status $st, values \"$vals\""; fi
+"$CHOKE" sim scenarios/paper-single-link $SHORT --set tcp_flows=1e1 --json >"$tmp/a" 2>&1
+"$CHOKE" sim scenarios/paper-single-link $SHORT --set tcp_flows=10 --json >"$tmp/b" 2>&1
+if cmp -s "$tmp/a" "$tmp/b" && grep -q '"tcp_flows":10,' "$tmp/b"; then ok set-exponent-whole-number
+else bad set-exponent-whole-number "$(head -c 300 "$tmp/a")"; fi
+
 # 9. plots (when gnuplot is installed)
 if command -v gnuplot >/dev/null 2>&1; then
 	st=$(run "$CHOKE" sim scenarios/paper-single-link --set duration=20s --set warmup=5s \

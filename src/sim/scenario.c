@@ -210,19 +210,28 @@ int sim_parse_rate(const char *s, double cap_bps, double *bps)
 	return 0;
 }
 
+/* A whole number: digits, or a decimal number with an exponent that is a
+ * whole number (1e6, 2.5e3: what "%g" prints), up to 2^53 in that form. */
 static int parse_uint(const char *s, double lo, double hi, uint64_t *out)
 {
-	const char *p = s;
+	const char *p = s, *u;
 	uint64_t v = 0;
+	double d;
 
 	if (!*p)
 		return -1;
-	for (; *p; p++) {
-		if (!isdigit((unsigned char)*p))
+	if (strpbrk(s, "eE")) {
+		if (parse_number(s, &d, &u) || *u || d < 0 || d != floor(d) || d > 9007199254740992.0)
 			return -1;
-		if (v > (UINT64_MAX - 9) / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(*p - '0');
+		v = (uint64_t)d;
+	} else {
+		for (; *p; p++) {
+			if (!isdigit((unsigned char)*p))
+				return -1;
+			if (v > (UINT64_MAX - 9) / 10)
+				return -1;
+			v = v * 10 + (uint64_t)(*p - '0');
+		}
 	}
 	if ((double)v < lo || (double)v > hi)
 		return -1;

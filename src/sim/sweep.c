@@ -36,6 +36,47 @@ static int split_value(const char *v, double *num, char *suffix, size_t len)
 	return 0;
 }
 
+void sim_sweep_format(char *buf, size_t len, double v, int integer)
+{
+	char e[32], digits[8], *p, *q;
+	int ex, n;
+
+	if (integer) {
+		snprintf(buf, len, "%.0f", v);
+		return;
+	}
+	snprintf(buf, len, "%.6g", v);
+	if (!strchr(buf, 'e') || !isfinite(v))
+		return;
+	/* d.ddddde+X: the same six digits with the point moved, exactly */
+	snprintf(e, sizeof(e), "%.5e", fabs(v));
+	for (p = e, q = digits; *p && *p != 'e'; p++)
+		if (*p != '.')
+			*q++ = *p;
+	*q = 0;
+	ex = atoi(p + 1);
+	n = 0;
+	if (v < 0 && len > 1)
+		buf[n++] = '-';
+	if (ex >= 5) {
+		n += snprintf(buf + n, len > (size_t)n ? len - (size_t)n : 0, "%s", digits);
+		for (; ex > 5 && (size_t)n + 1 < len; ex--)
+			buf[n++] = '0';
+	} else {
+		/* ex < -4: 0.000ddddd without trailing zeros */
+		q = digits + strlen(digits);
+		while (q > digits + 1 && q[-1] == '0')
+			*--q = 0;
+		n += snprintf(buf + n, len > (size_t)n ? len - (size_t)n : 0, "0.");
+		for (; ex < -1 && (size_t)n + 1 < len; ex++)
+			buf[n++] = '0';
+		n += snprintf(buf + n, len > (size_t)n ? len - (size_t)n : 0, "%s", digits);
+	}
+	if ((size_t)n >= len)
+		n = (int)len - 1;
+	buf[n] = 0;
+}
+
 void sim_sweep_unit(const struct sim_sweep *sw, char *unit, size_t len)
 {
 	double num;
@@ -119,7 +160,7 @@ static int parse_range(const char *spec, const char *body, const char *dots, int
 		if (integer)
 			v = floor(v + 0.5);
 		sw->x[i] = v;
-		snprintf(num, sizeof(num), "%.6g", v);
+		sim_sweep_format(num, sizeof(num), v, integer);
 		snprintf(full, sizeof(full), "%s%s", num, sa);
 		if (strlen(full) >= sizeof(sw->values[i]))
 			return sweep_err(err, errlen, "--sweep %s: the value %s is too long", spec,

@@ -320,7 +320,59 @@ static void t_runner_batch_write(void)
 	sim_batch_free(&b);
 }
 
+/* sweep points print without an exponent, and read back as the same number */
+static void t_sweep_values_round_trip(void)
+{
+	static const struct {
+		double v;
+		int integer;
+		const char *want;
+	} c[] = {
+		{ 0.1, 0, "0.1" },	       { 0.138949549437314, 0, "0.13895" },
+		{ 2.5, 0, "2.5" },	       { 999999, 0, "999999" },
+		{ 1e6, 0, "1000000" },	       { 1.05e6, 0, "1050000" },
+		{ 123456789, 0, "123457000" }, { -2e7, 0, "-20000000" },
+		{ 1.5e-5, 0, "0.000015" },     { 1.23456789e-5, 0, "0.0000123457" },
+		{ 0.000123456, 0, "0.000123456" }, { 9.9999996e6, 0, "10000000" },
+		{ 2000000, 1, "2000000" },     { 1234567, 1, "1234567" },
+	};
+	struct sim_scenario sc;
+	struct sim_setup st;
+	struct sim_sweep sw;
+	char buf[64], g[64], err[ERRLEN];
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		sim_sweep_format(buf, sizeof(buf), c[i].v, c[i].integer);
+		if (strcmp(buf, c[i].want)) {
+			tl_failures++;
+			fprintf(stderr, "FAIL %s: %.17g gave \"%s\", want \"%s\"\n", tl_current,
+				c[i].v, buf, c[i].want);
+		}
+		CHECK(!strpbrk(buf, "eE"));
+		/* the same number as "%.6g" (or the integer itself) */
+		snprintf(g, sizeof(g), c[i].integer ? "%.0f" : "%.6g", c[i].v);
+		CHECK(strtod(buf, NULL) == strtod(g, NULL));
+	}
+	/* an integer key's sweep up to 2000000 (once "2e+06", refused) */
+	REQUIRE(!sim_sweep_parse("tcp_rwnd=10..2000000:3:log", &sw, err, sizeof(err)));
+	CHECK(!strcmp(sw.values[0], "10") && !strcmp(sw.values[1], "4472") &&
+	      !strcmp(sw.values[2], "2000000"));
+	REQUIRE(!sim_scenario_builtin(&sc, err, sizeof(err)));
+	for (i = 0; i < 3; i++)
+		CHECK(!sim_scenario_set(&sc, "tcp_rwnd", sw.values[i], "--sweep", err, sizeof(err)));
+	REQUIRE(!sim_scenario_resolve(&sc, &st, err, sizeof(err)));
+	CHECK_EQ(st.cfg.tcp.rwnd, 2000000);
+	sim_setup_free(&st);
+	sim_scenario_free(&sc);
+	sim_sweep_free(&sw);
+	REQUIRE(!sim_sweep_parse("udp_rate=1e5..2e7:2", &sw, err, sizeof(err)));
+	CHECK(!strcmp(sw.values[0], "100000") && !strcmp(sw.values[1], "20000000"));
+	sim_sweep_free(&sw);
+}
+
 const struct tl_test runner_tests[] = {
+	{ "runner/sweep-values-round-trip", t_sweep_values_round_trip },
 	{ "runner/specs-and-workers-same-results", t_runner_specs_and_workers },
 	{ "runner/plans", t_runner_plans },
 	{ "runner/memory-bound", t_runner_memory_bound },

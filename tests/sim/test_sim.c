@@ -726,7 +726,10 @@ static void t_scenario_errors(void)
 		{ "udp_rate = -2c\n", "udp_rate" },
 		{ "udp_rate = 0\n", "udp_rate" },
 		{ "tcp_flows = -1\n", "tcp_flows" },
-		{ "tcp_flows = 1e3\n", "tcp_flows" },
+		{ "tcp_flows = 1.25e1\n", "tcp_flows" },
+		{ "tcp_flows = 1e7\n", "tcp_flows" },
+		{ "tcp_flows = 1e\n", "tcp_flows" },
+		{ "tcp_flows = 1e99999\n", "tcp_flows" },
 		{ "tcp_flows = 2000000\n", "tcp_flows" },
 		{ "duration = 10 s\n", "duration" },
 		{ "duration = 10s\nwarmup = 20s\n", "warmup" },
@@ -801,6 +804,11 @@ static void t_scenario_values(void)
 	REQUIRE(!resolve_text("qdisc = fifo\n", &st, err, sizeof(err)));
 	CHECK_EQ(st.cfg.qcfg.kind, CHOKE_KIND_FIFO);
 	CHECK_EQ(st.cfg.qcfg.limit, 300);
+	sim_setup_free(&st);
+	/* whole numbers as "%g" prints them */
+	REQUIRE(!resolve_text("tcp_flows = 1e1\ntcp_access_limit = 2.5e+06\n", &st, err, sizeof(err)));
+	CHECK_EQ(st.ntcp, 10);
+	CHECK_EQ(st.flows[0].access_limit, 2500000);
 	sim_setup_free(&st);
 	/* the built-in paper scenario resolves */
 	REQUIRE(!resolve_text(sim_paper_scenario, &st, err, sizeof(err)));
