@@ -189,6 +189,21 @@ errcase no-scenario 'no scenario' sim
 errcase unknown-option 'unknown option' sim scenarios/paper-single-link --frob
 errcase demo-bad 'unknown argument' demo --frob
 
+# --seed: 0 to 2^64 - 1 as documented (was refused above 18446744073709551609,
+# and --open-loop above 2^32 - 1), the same in the error message
+for c in "sim:sim scenarios/paper-single-link --set duration=2s --set warmup=1s --json" \
+	"demo:demo --seconds 2 --json" "open-loop:demo --open-loop --seconds 2 --json"; do
+	name=${c%%:*}
+	c=${c#*:}
+	st=$(run "$CHOKE" $c --seed 18446744073709551615)
+	if [ "$st" = 0 ] && grep -q '"seed":18446744073709551615[,}]' "$tmp/out"; then
+		st=$(run "$CHOKE" $c --seed 18446744073709551616)
+		if [ "$st" = 1 ] && grep -q '\[0, 18446744073709551615\]' "$tmp/err" && [ ! -s "$tmp/out" ]; then
+			ok "seed-range-$name"
+		else bad "seed-range-$name" "2^64: status $st $(cat "$tmp/err")"; fi
+	else bad "seed-range-$name" "2^64-1: status $st $(cat "$tmp/err")"; fi
+done
+
 st=$(run "$CHOKE" sim --keys)
 if [ "$st" = 0 ] && grep -q '^udp_rate ' "$tmp/out" && grep -q '^tcp_min_rto ' "$tmp/out"; then ok keys
 else bad keys "status $st"; fi

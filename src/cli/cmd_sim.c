@@ -58,6 +58,7 @@ static void usage(FILE *f, unsigned mode)
 		"  SCENARIO: a scenario file (key = value lines), or the name of one in\n"
 		"  scenarios/ (paper-single-link is also built in).\n"
 		"  --qdisc fifo|red|choke, or 'choke limit 300 min 25 max 50' (words too)\n"
+		"  --seed N: 0 to 18446744073709551615 (the same seed, the same output)\n"
 		"  --compare: FIFO, RED and CHOKe on the same scenario\n"
 		"  --sweep: each point under FIFO, RED and CHOKe (only Q with --qdisc Q)\n"
 		"  --plot: the sweep's UDP link share with gnuplot (and the fluid model)\n"

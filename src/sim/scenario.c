@@ -226,17 +226,28 @@ static int parse_uint(const char *s, double lo, double hi, uint64_t *out)
 		v = (uint64_t)d;
 	} else {
 		for (; *p; p++) {
-			if (!isdigit((unsigned char)*p))
+			uint64_t digit = (uint64_t)(*p - '0');
+
+			if (!isdigit((unsigned char)*p) || v > (UINT64_MAX - digit) / 10)
 				return -1;
-			if (v > (UINT64_MAX - 9) / 10)
-				return -1;
-			v = v * 10 + (uint64_t)(*p - '0');
+			v = v * 10 + digit;
 		}
 	}
 	if ((double)v < lo || (double)v > hi)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/* A bound of a key for messages: every digit, and 2^64 - 1 (which a double
+ * holds as 2^64) as itself. */
+static const char *bound(double b, char *buf, size_t len)
+{
+	if (b >= 18446744073709551615.0)
+		snprintf(buf, len, "%llu", (unsigned long long)UINT64_MAX);
+	else
+		snprintf(buf, len, "%.0f", b);
+	return buf;
 }
 
 static int parse_frac(const char *s, double *v)
@@ -404,7 +415,7 @@ int sim_scenario_set(struct sim_scenario *sc, const char *key, const char *value
 {
 	int i = sim_scenario_key(key);
 	const struct sim_key *k;
-	char *v;
+	char *v, lo[32], hi[32];
 
 	if (i < 0)
 		return err_at(err, errlen, "%s: unknown key \"%s\" (choke sim --keys lists them)",
@@ -414,8 +425,9 @@ int sim_scenario_set(struct sim_scenario *sc, const char *key, const char *value
 		return err_at(err, errlen, "%s: %s: value too long", where, key);
 	if (check_value(k, value)) {
 		if (k->type == SIM_KT_UINT || (k->type == SIM_KT_SIZE && k->max > 0))
-			return err_at(err, errlen, "%s: %s = \"%s\": expected %s in [%.0f, %.0f]",
-				      where, key, value, type_hint(k->type), k->min, k->max);
+			return err_at(err, errlen, "%s: %s = \"%s\": expected %s in [%s, %s]",
+				      where, key, value, type_hint(k->type),
+				      bound(k->min, lo, sizeof(lo)), bound(k->max, hi, sizeof(hi)));
 		return err_at(err, errlen, "%s: %s = \"%s\": expected %s", where, key,
 			      value, type_hint(k->type));
 	}
