@@ -204,6 +204,20 @@ for c in "sim:sim scenarios/paper-single-link --set duration=2s --set warmup=1s 
 	else bad "seed-range-$name" "2^64-1: status $st $(cat "$tmp/err")"; fi
 done
 
+# a simulation far over the event budget is refused at once, naming the
+# estimate and --force (it ran for minutes without a word); --force runs it
+st=$(run timeout 20 "$CHOKE" sim scenarios/paper-single-link --set udp_rate=10tbit --json)
+if [ "$st" = 1 ] && grep -q 'about 2.5e+11 events' "$tmp/err" && grep -q -- '--force' "$tmp/err" &&
+	[ ! -s "$tmp/out" ]; then ok budget-refused
+else bad budget-refused "status $st: $(cat "$tmp/err")"; fi
+st=$(run timeout 20 "$CHOKE" sim scenarios/paper-single-link --sweep udp_rate=1c,10tbit --csv)
+if [ "$st" = 1 ] && grep -q 'udp_rate=10tbit, fifo: about' "$tmp/err" && [ ! -s "$tmp/out" ]; then
+	ok budget-refused-sweep-names-the-run
+else bad budget-refused-sweep-names-the-run "status $st: $(cat "$tmp/err")"; fi
+st=$(run timeout 2 "$CHOKE" sim scenarios/paper-single-link --set udp_rate=10tbit --force)
+if [ "$st" = 124 ]; then ok budget-force-runs
+else bad budget-force-runs "status $st (want 124: still running after 2 s): $(cat "$tmp/err")"; fi
+
 st=$(run "$CHOKE" sim --keys)
 if [ "$st" = 0 ] && grep -q '^udp_rate ' "$tmp/out" && grep -q '^tcp_min_rto ' "$tmp/out"; then ok keys
 else bad keys "status $st"; fi

@@ -16,7 +16,7 @@
 #define MAX_SETS 256
 
 enum { O_SET, O_QDISC, O_SEED, O_COMPARE, O_SWEEP, O_PLOT, O_CSV, O_JSON, O_JOBS, O_FLOWS,
-       O_SPEED, O_KEYS, O_SECONDS, O_HELP };
+       O_SPEED, O_FORCE, O_KEYS, O_SECONDS, O_HELP };
 enum { SIM = 1, DEMO = 2 };
 
 static const struct sim_opt {
@@ -29,7 +29,8 @@ static const struct sim_opt {
 	{ "--sweep", O_SWEEP, 1, SIM },       { "--plot", O_PLOT, 1, SIM },
 	{ "--csv", O_CSV, 0, SIM | DEMO },    { "--json", O_JSON, 0, SIM | DEMO },
 	{ "--jobs", O_JOBS, 1, SIM | DEMO },  { "--flows", O_FLOWS, 0, SIM },
-	{ "--speed", O_SPEED, 0, SIM | DEMO }, { "--keys", O_KEYS, 0, SIM },
+	{ "--speed", O_SPEED, 0, SIM | DEMO }, { "--force", O_FORCE, 0, SIM | DEMO },
+	{ "--keys", O_KEYS, 0, SIM },
 	{ "--seconds", O_SECONDS, 1, DEMO },  { "--help", O_HELP, 0, SIM | DEMO },
 	{ "-h", O_HELP, 0, SIM | DEMO },
 };
@@ -38,7 +39,7 @@ struct sim_cli {
 	const char *cmd; /* "sim" or "demo" */
 	const char *scenario, *qdisc, *seed, *sweep, *plot;
 	const char *sets[MAX_SETS];
-	int nsets, compare, flows, speed, jobs, format;
+	int nsets, compare, flows, speed, force, jobs, format;
 	char dur[64], warm[64];
 };
 
@@ -46,7 +47,7 @@ static void usage(FILE *f, unsigned mode)
 {
 	if (mode == DEMO) {
 		fprintf(f, "usage: choke demo [--seconds N] [--seed N] [--set KEY=VALUE]... "
-			"[--json | --csv] [--jobs N] [--speed]\n"
+			"[--json | --csv] [--jobs N] [--speed] [--force]\n"
 			"       choke demo --open-loop [--seconds N] [--seed N] [--json]\n");
 		return;
 	}
@@ -54,6 +55,7 @@ static void usage(FILE *f, unsigned mode)
 		"usage: choke sim SCENARIO [--set KEY=VALUE]... [--qdisc Q] [--seed N]\n"
 		"                 [--compare | --sweep KEY=A..B:N[:log] | --sweep KEY=V1,V2,...]\n"
 		"                 [--csv | --json] [--plot FILE.png] [--jobs N] [--flows] [--speed]\n"
+		"                 [--force]\n"
 		"       choke sim --keys\n"
 		"  SCENARIO: a scenario file (key = value lines), or the name of one in\n"
 		"  scenarios/ (paper-single-link is also built in).\n"
@@ -63,7 +65,8 @@ static void usage(FILE *f, unsigned mode)
 		"  --sweep: each point under FIFO, RED and CHOKe (only Q with --qdisc Q)\n"
 		"  --plot: the sweep's UDP link share with gnuplot (and the fluid model)\n"
 		"  --jobs N: run N simulations at a time (output is the same)\n"
-		"  --speed: events and bottleneck packets per second on standard error\n");
+		"  --speed: events and bottleneck packets per second on standard error\n"
+		"  --force: run even a simulation estimated above 1e9 events (minutes)\n");
 }
 
 static void print_keys(void)
@@ -95,6 +98,7 @@ static int set_opt(struct sim_cli *o, int id, const char *v)
 	case O_PLOT: o->plot = v; break;
 	case O_FLOWS: o->flows = 1; break;
 	case O_SPEED: o->speed = 1; break;
+	case O_FORCE: o->force = 1; break;
 	case O_KEYS: print_keys(); return 1;
 	case O_HELP: usage(stdout, o->cmd[0] == 'd' ? DEMO : SIM); return 1;
 	case O_CSV:
@@ -169,7 +173,7 @@ static int parse(struct sim_cli *o, unsigned mode, int argc, char **argv)
 /* The calls: scenario, overrides, runs, report, plot. */
 static int run(struct sim_cli *o)
 {
-	struct sim_runner_opts ro = { .jobs = o->jobs };
+	struct sim_runner_opts ro = { .jobs = o->jobs, .event_budget = o->force ? 0 : SIM_EVENT_BUDGET };
 	struct sim_write_opts wo = { o->format, o->flows, o->speed };
 	struct sim_plan plan = { NULL, o->qdisc, o->compare, o->sweep };
 	struct sim_scenario sc;
@@ -201,7 +205,10 @@ static int run(struct sim_cli *o)
 	if (sim_batch_plan(&b, &plan, err, sizeof(err)))
 		goto fail;
 	cli_print_warnings(&b.runs[b.n - 1].setup.qp); /* the discipline's, once */
-	if (sim_batch_run(&b, &ro, err, sizeof(err)))
+	i = sim_batch_run(&b, &ro, err, sizeof(err));
+	if (i == SIM_E_BUDGET)
+		snprintf(err + strlen(err), sizeof(err) - strlen(err), "; --force runs it anyway");
+	if (i)
 		goto fail;
 	if (sim_batch_write(stdout, &b, &wo)) {
 		snprintf(err, sizeof(err), "writing the output failed");
