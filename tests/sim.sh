@@ -218,6 +218,27 @@ st=$(run timeout 2 "$CHOKE" sim scenarios/paper-single-link --set udp_rate=10tbi
 if [ "$st" = 124 ]; then ok budget-force-runs
 else bad budget-force-runs "status $st (want 124: still running after 2 s): $(cat "$tmp/err")"; fi
 
+# progress and time left on standard error, never on standard output:
+# with --progress a line at the start and one at the end; on a terminal
+# (script(1) gives one) a line redrawn in place after half a second and
+# erased at the end
+TWL="scenarios/twl-many-tcp --set duration=30s --set warmup=10s --sweep udp_rate=0.5c,2c --csv"
+"$CHOKE" sim $TWL >"$tmp/a" 2>/dev/null
+st=$(run "$CHOKE" sim $TWL --progress --jobs 2)
+if [ "$st" = 0 ] && cmp -s "$tmp/a" "$tmp/out" && grep -q '^choke: sim: 0/6 runs, 0%, 0:00 elapsed$' "$tmp/err" &&
+	grep -q '^choke: sim: 6/6 runs, [0-9]*:[0-9][0-9]$' "$tmp/err"; then ok progress-on-stderr-only
+else bad progress-on-stderr-only "status $st: $(cat "$tmp/err")"; fi
+if command -v script >/dev/null 2>&1; then
+	LONG="scenarios/speed-1000 --set duration=40s --set warmup=5s --qdisc choke --json"
+	"$CHOKE" sim $LONG >"$tmp/a" 2>/dev/null
+	script -qec "'$CHOKE' sim $LONG >'$tmp/out'" "$tmp/tty" >/dev/null 2>&1
+	if cmp -s "$tmp/a" "$tmp/out" && grep -q "$(printf '\rchoke: sim: 0/1 run, [0-9]*%%, 0:0[0-9] elapsed, about [0-9:]* left\033\\[K')" "$tmp/tty" &&
+		grep -q "$(printf '\r\033\\[K')\$" "$tmp/tty"; then ok progress-on-a-terminal
+	else bad progress-on-a-terminal "$(od -c "$tmp/tty" | head -8)"; fi
+else
+	echo "skip sim/progress-on-a-terminal: no script(1)"
+fi
+
 st=$(run "$CHOKE" sim --keys)
 if [ "$st" = 0 ] && grep -q '^udp_rate ' "$tmp/out" && grep -q '^tcp_min_rto ' "$tmp/out"; then ok keys
 else bad keys "status $st"; fi

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../sim/plot.h"
 #include "../sim/report.h"
@@ -16,7 +17,7 @@
 #define MAX_SETS 256
 
 enum { O_SET, O_QDISC, O_SEED, O_COMPARE, O_SWEEP, O_PLOT, O_CSV, O_JSON, O_JOBS, O_FLOWS,
-       O_SPEED, O_FORCE, O_KEYS, O_SECONDS, O_HELP };
+       O_SPEED, O_FORCE, O_PROGRESS, O_KEYS, O_SECONDS, O_HELP };
 enum { SIM = 1, DEMO = 2 };
 
 static const struct sim_opt {
@@ -30,7 +31,7 @@ static const struct sim_opt {
 	{ "--csv", O_CSV, 0, SIM | DEMO },    { "--json", O_JSON, 0, SIM | DEMO },
 	{ "--jobs", O_JOBS, 1, SIM | DEMO },  { "--flows", O_FLOWS, 0, SIM },
 	{ "--speed", O_SPEED, 0, SIM | DEMO }, { "--force", O_FORCE, 0, SIM | DEMO },
-	{ "--keys", O_KEYS, 0, SIM },
+	{ "--progress", O_PROGRESS, 0, SIM | DEMO }, { "--keys", O_KEYS, 0, SIM },
 	{ "--seconds", O_SECONDS, 1, DEMO },  { "--help", O_HELP, 0, SIM | DEMO },
 	{ "-h", O_HELP, 0, SIM | DEMO },
 };
@@ -39,7 +40,9 @@ struct sim_cli {
 	const char *cmd; /* "sim" or "demo" */
 	const char *scenario, *qdisc, *seed, *sweep, *plot;
 	const char *sets[MAX_SETS];
-	int nsets, compare, flows, speed, force, jobs, format;
+	int nsets, compare, flows, speed, force, progress, jobs, format;
+	int tty, shown; /* progress: stderr is a terminal; a line is showing */
+	double last;    /* when the last line was printed */
 	char dur[64], warm[64];
 };
 
@@ -47,7 +50,7 @@ static void usage(FILE *f, unsigned mode)
 {
 	if (mode == DEMO) {
 		fprintf(f, "usage: choke demo [--seconds N] [--seed N] [--set KEY=VALUE]... "
-			"[--json | --csv] [--jobs N] [--speed] [--force]\n"
+			"[--json | --csv] [--jobs N] [--speed] [--force] [--progress]\n"
 			"       choke demo --open-loop [--seconds N] [--seed N] [--json]\n");
 		return;
 	}
@@ -55,7 +58,7 @@ static void usage(FILE *f, unsigned mode)
 		"usage: choke sim SCENARIO [--set KEY=VALUE]... [--qdisc Q] [--seed N]\n"
 		"                 [--compare | --sweep KEY=A..B:N[:log] | --sweep KEY=V1,V2,...]\n"
 		"                 [--csv | --json] [--plot FILE.png] [--jobs N] [--flows] [--speed]\n"
-		"                 [--force]\n"
+		"                 [--force] [--progress]\n"
 		"       choke sim --keys\n"
 		"  SCENARIO: a scenario file (key = value lines), or the name of one in\n"
 		"  scenarios/ (paper-single-link is also built in).\n"
@@ -66,7 +69,8 @@ static void usage(FILE *f, unsigned mode)
 		"  --plot: the sweep's UDP link share with gnuplot (and the fluid model)\n"
 		"  --jobs N: run N simulations at a time (output is the same)\n"
 		"  --speed: events and bottleneck packets per second on standard error\n"
-		"  --force: run even a simulation estimated above 1e9 events (minutes)\n");
+		"  --force: run even a simulation estimated above 1e9 events (minutes)\n"
+		"  --progress: progress and time left on standard error (always on a terminal)\n");
 }
 
 static void print_keys(void)
@@ -99,6 +103,7 @@ static int set_opt(struct sim_cli *o, int id, const char *v)
 	case O_FLOWS: o->flows = 1; break;
 	case O_SPEED: o->speed = 1; break;
 	case O_FORCE: o->force = 1; break;
+	case O_PROGRESS: o->progress = 1; break;
 	case O_KEYS: print_keys(); return 1;
 	case O_HELP: usage(stdout, o->cmd[0] == 'd' ? DEMO : SIM); return 1;
 	case O_CSV:
@@ -170,6 +175,28 @@ static int parse(struct sim_cli *o, unsigned mode, int argc, char **argv)
 	return 0;
 }
 
+/* Progress on standard error: on a terminal one line redrawn in place after
+ * half a second and erased at the end; otherwise (--progress) a line at
+ * the start, every 2 s and at the end. */
+static void show_progress(void *ctx, const struct sim_progress *p)
+{
+	struct sim_cli *o = ctx;
+	char line[160];
+
+	if (o->tty ? (!p->final && p->elapsed_s < 0.5) :
+		     (!p->final && o->shown && p->elapsed_s - o->last < 2))
+		return;
+	o->last = p->elapsed_s;
+	if (o->tty && p->final) {
+		if (o->shown)
+			fputs("\r\033[K", stderr);
+		return;
+	}
+	sim_progress_format(line, sizeof(line), p);
+	fprintf(stderr, o->tty ? "\rchoke: %s: %s\033[K" : "choke: %s: %s\n", o->cmd, line);
+	o->shown = 1;
+}
+
 /* The calls: scenario, overrides, runs, report, plot. */
 static int run(struct sim_cli *o)
 {
@@ -193,6 +220,11 @@ static int run(struct sim_cli *o)
 	if ((o->seed && sim_scenario_set(&sc, "seed", o->seed, "--seed", err, sizeof(err))) ||
 	    (o->qdisc && sim_scenario_set(&sc, "qdisc", o->qdisc, "--qdisc", err, sizeof(err))))
 		goto fail;
+	o->tty = isatty(STDERR_FILENO);
+	if (o->tty || o->progress) {
+		ro.progress = show_progress;
+		ro.progress_ctx = o;
+	}
 	if (o->plot && !o->sweep) {
 		snprintf(err, sizeof(err), "--plot draws a sweep: give --sweep too");
 		goto fail;

@@ -202,6 +202,36 @@ static void report(struct pool *p, int force, int final)
 	p->o->progress(p->o->progress_ctx, &pr);
 }
 
+static void fmt_duration(char *buf, size_t len, double s)
+{
+	unsigned long t = s > 0 && s < 1e9 ? (unsigned long)(s + 0.5) : 0;
+
+	if (t >= 3600)
+		snprintf(buf, len, "%luh%02lum", t / 3600, t / 60 % 60);
+	else
+		snprintf(buf, len, "%lu:%02lu", t / 60, t % 60);
+}
+
+void sim_progress_format(char *buf, size_t len, const struct sim_progress *p)
+{
+	char el[32], eta[32], running[32] = "";
+
+	fmt_duration(el, sizeof(el), p->elapsed_s);
+	if (p->final) {
+		snprintf(buf, len, "%d/%d run%s, %s", p->runs_done, p->runs_total,
+			 p->runs_total == 1 ? "" : "s", el);
+		return;
+	}
+	if (p->running > 1)
+		snprintf(running, sizeof(running), " (%d running)", p->running);
+	if (p->eta_s >= 0)
+		fmt_duration(eta, sizeof(eta), p->eta_s);
+	snprintf(buf, len, "%d/%d run%s%s, %.0f%%, %s elapsed%s%s%s", p->runs_done, p->runs_total,
+		 p->runs_total == 1 ? "" : "s", running, 100 * p->fraction, el,
+		 p->eta_s >= 0 ? ", about " : "", p->eta_s >= 0 ? eta : "",
+		 p->eta_s >= 0 ? " left" : "");
+}
+
 /* the engine's tick in this process: the share of simulated time done */
 struct tick {
 	struct pool *p;

@@ -101,6 +101,10 @@ struct sim_progress {
 
 typedef void (*sim_progress_fn)(void *ctx, const struct sim_progress *p);
 
+/* The progress as one line of text (no newline): "12/45 runs (3 running),
+ * 27%, 0:13 elapsed, about 0:35 left"; the last: "45/45 runs, 0:48". */
+void sim_progress_format(char *buf, size_t len, const struct sim_progress *p);
+
 /* The default bound on a run's estimated event count (sim_estimate_events):
  * about a minute or two of this simulator on a current machine. */
 #define SIM_EVENT_BUDGET 1e9
