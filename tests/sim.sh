@@ -141,15 +141,78 @@ else bad sweep-values-no-exponent "status $st, values \"$vals\""; fi
 if cmp -s "$tmp/a" "$tmp/b" && grep -q '"tcp_flows":10,' "$tmp/b"; then ok set-exponent-whole-number
 else bad set-exponent-whole-number "$(head -c 300 "$tmp/a")"; fi
 
-# 9. plots (when gnuplot is installed)
+# 9. plots (when gnuplot is installed): the format from the name, the
+#    script beside the image (it draws the same image again), checks before
+#    the sweep, no file of the user's replaced unless the plot succeeded
+PS="scenarios/paper-single-link --set duration=20s --set warmup=5s --sweep udp_rate=0.5c..4c:3:log"
+# a sweep of 300 runs: minutes, so a refusal that comes at once came first
+SLOW="scenarios/twl-many-tcp --sweep udp_rate=0.1c..10c:100:log"
 if command -v gnuplot >/dev/null 2>&1; then
-	st=$(run "$CHOKE" sim scenarios/paper-single-link --set duration=20s --set warmup=5s \
-		--sweep udp_rate=0.5c..4c:3:log --plot "$tmp/p.png")
-	if [ "$st" = 0 ] && [ -s "$tmp/p.png" ] && head -c 8 "$tmp/p.png" | grep -q PNG; then ok plot
-	else bad plot "status $st $(cat "$tmp/err")"; fi
+	mkdir "$tmp/plots"
+	st=$(run "$CHOKE" sim $PS --plot "$tmp/plots/p.png")
+	cp "$tmp/out" "$tmp/report"
+	if [ "$st" = 0 ] && head -c 8 "$tmp/plots/p.png" | grep -q PNG && grep -q '^set output .p.png.$' "$tmp/plots/p.gp" &&
+		grep -q '^\$data << EOD$' "$tmp/plots/p.gp" && [ "$(ls -A "$tmp/plots" | tr '\n' ' ')" = "p.gp p.png " ]; then
+		cp "$tmp/plots/p.png" "$tmp/p0.png"
+		if (cd "$tmp/plots" && gnuplot p.gp) && cmp -s "$tmp/plots/p.png" "$tmp/p0.png"; then ok plot-png-and-its-script
+		else bad plot-png-and-its-script "gnuplot p.gp does not draw the same image"; fi
+	else bad plot-png-and-its-script "status $st $(cat "$tmp/err"; ls -A "$tmp/plots")"; fi
+	st=$(run "$CHOKE" sim $PS --plot "$tmp/plots/q.SVG")
+	if [ "$st" = 0 ] && grep -q '<svg' "$tmp/plots/q.SVG" && grep -q '^set terminal svg ' "$tmp/plots/q.gp"; then ok plot-svg
+	else bad plot-svg "status $st $(cat "$tmp/err")"; fi
+	st=$(run "$CHOKE" sim $PS --plot "$tmp/plots/r.pdf")
+	if [ "$st" = 0 ] && head -c 5 "$tmp/plots/r.pdf" | grep -q '%PDF'; then ok plot-pdf
+	else bad plot-pdf "status $st $(cat "$tmp/err")"; fi
+	# - : the PNG on standard output, the report on standard error
+	"$CHOKE" sim $PS --plot - >"$tmp/out" 2>"$tmp/err"
+	if head -c 8 "$tmp/out" | grep -q PNG && cmp -s "$tmp/err" "$tmp/report"; then ok plot-to-stdout
+	else bad plot-to-stdout "$(head -c 100 "$tmp/err")"; fi
+	# refused at once, before the sweep, with nothing written
+	printf 'name = plotted\nduration = 20s\nwarmup = 5s\n' >"$tmp/plots/in.png"
+	printf 'name = plotted\nduration = 20s\nwarmup = 5s\n' >"$tmp/plots/in2.gp"
+	ln -s in.png "$tmp/plots/link.png"
+	mkdir "$tmp/plots/dir.png"
+	printf 'old' >"$tmp/plots/old.png"
+	plotcase() {
+		name=$1
+		want=$2
+		shift 2
+		before=$(ls -A "$tmp/plots" | tr '\n' ' ')
+		st=$(run timeout 10 "$CHOKE" sim "$@")
+		if [ "$st" = 1 ] && grep -q -- "$want" "$tmp/err" && [ ! -s "$tmp/out" ] &&
+			[ "$(ls -A "$tmp/plots" | tr '\n' ' ')" = "$before" ]; then ok "plot-refused-$name"
+		else bad "plot-refused-$name" "status $st: $(cat "$tmp/err")"; fi
+	}
+	plotcase jpg 'name the file .png, .svg or .pdf' $SLOW --plot "$tmp/plots/x.jpg"
+	plotcase no-extension 'without an extension' $SLOW --plot "$tmp/plots/x"
+	plotcase no-directory "no directory $tmp/plots/nowhere" $SLOW --plot "$tmp/plots/nowhere/x.png"
+	plotcase unwritable "cannot write in /proc" $SLOW --plot /proc/x.png
+	plotcase directory 'is not a regular file' $SLOW --plot "$tmp/plots/dir.png"
+	plotcase input 'is the input' "$tmp/plots/in.png" --sweep udp_rate=1c,2c --plot "$tmp/plots/in.png"
+	plotcase input-by-link 'is the input' "$tmp/plots/in.png" --sweep udp_rate=1c,2c --plot "$tmp/plots/link.png"
+	plotcase input-script 'the gnuplot script) is the input' "$tmp/plots/in2.gp" --sweep udp_rate=1c,2c \
+		--plot "$tmp/plots/in2.png"
+	# gnuplot failing at the end leaves the old image as it was and no
+	# temporary file (a gnuplot that has the terminal but cannot draw)
+	mkdir "$tmp/fakebin"
+	printf '#!/bin/sh\n[ "$1" = -e ] && exit 0\necho "\"$1\" line 3: no room" >&2\nexit 1\n' >"$tmp/fakebin/gnuplot"
+	chmod +x "$tmp/fakebin/gnuplot"
+	PATH="$tmp/fakebin:$PATH" "$CHOKE" sim $PS --plot "$tmp/plots/old.png" >/dev/null 2>"$tmp/err"
+	st=$?
+	if [ "$st" = 1 ] && grep -q 'gnuplot failed (status 1): line 3: no room' "$tmp/err" &&
+		[ "$(cat "$tmp/plots/old.png")" = old ] && [ ! -e "$tmp/plots/old.gp" ] &&
+		[ -z "$(ls -A "$tmp/plots" | grep '^\.')" ]; then ok plot-failure-keeps-old-file
+	else bad plot-failure-keeps-old-file "status $st: $(cat "$tmp/err"; ls -A "$tmp/plots")"; fi
 else
 	echo "skip sim/plot: gnuplot not installed (apt-get install gnuplot-nox)"
 fi
+# without gnuplot: said before the sweep
+mkdir -p "$tmp/nognuplot"
+ln -s "$(command -v sh)" "$tmp/nognuplot/sh"
+st=$(PATH="$tmp/nognuplot" run "$(command -v timeout)" 10 "$CHOKE" sim $SLOW --plot "$tmp/x.png")
+if [ "$st" = 1 ] && grep -q 'apt-get install gnuplot-nox' "$tmp/err" && [ ! -s "$tmp/out" ]; then
+	ok plot-no-gnuplot-said-first
+else bad plot-no-gnuplot-said-first "status $st: $(cat "$tmp/err")"; fi
 
 # 10. bad input: a message naming the problem, exit status 1, no crash
 printf 'bottleneck_rate = 1mbit\nfrobnicate = 3\n' >"$tmp/unknown"
@@ -238,6 +301,15 @@ if command -v script >/dev/null 2>&1; then
 else
 	echo "skip sim/progress-on-a-terminal: no script(1)"
 fi
+
+# --help and -h: the usage on standard output, exit 0, nothing run
+for c in "sim --help" "sim -h" "demo --help" "demo -h" "demo --open-loop --help" \
+	"demo --open-loop -h" "sim scenarios/paper-single-link --json --help"; do
+	st=$(run "$CHOKE" $c)
+	if [ "$st" = 0 ] && grep -q '^usage: choke ' "$tmp/out" && [ ! -s "$tmp/err" ] &&
+		! grep -q '^{' "$tmp/out"; then ok "help: $c"
+	else bad "help: $c" "status $st: $(cat "$tmp/err")"; fi
+done
 
 st=$(run "$CHOKE" sim --keys)
 if [ "$st" = 0 ] && grep -q '^udp_rate ' "$tmp/out" && grep -q '^tcp_min_rto ' "$tmp/out"; then ok keys

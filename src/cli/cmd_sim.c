@@ -57,8 +57,8 @@ static void usage(FILE *f, unsigned mode)
 	fprintf(f,
 		"usage: choke sim SCENARIO [--set KEY=VALUE]... [--qdisc Q] [--seed N]\n"
 		"                 [--compare | --sweep KEY=A..B:N[:log] | --sweep KEY=V1,V2,...]\n"
-		"                 [--csv | --json] [--plot FILE.png] [--jobs N] [--flows] [--speed]\n"
-		"                 [--force] [--progress]\n"
+		"                 [--csv | --json] [--plot FILE.png|.svg|.pdf|-] [--jobs N] [--flows]\n"
+		"                 [--speed] [--force] [--progress]\n"
 		"       choke sim --keys\n"
 		"  SCENARIO: a scenario file (key = value lines), or the name of one in\n"
 		"  scenarios/ (paper-single-link is also built in).\n"
@@ -66,7 +66,8 @@ static void usage(FILE *f, unsigned mode)
 		"  --seed N: 0 to 18446744073709551615 (the same seed, the same output)\n"
 		"  --compare: FIFO, RED and CHOKe on the same scenario\n"
 		"  --sweep: each point under FIFO, RED and CHOKe (only Q with --qdisc Q)\n"
-		"  --plot: the sweep's UDP link share with gnuplot (and the fluid model)\n"
+		"  --plot: the sweep's UDP link share with gnuplot (and the fluid model);\n"
+		"    the format from the name, the gnuplot script beside it (FILE.gp)\n"
 		"  --jobs N: run N simulations at a time (output is the same)\n"
 		"  --speed: events and bottleneck packets per second on standard error\n"
 		"  --force: run even a simulation estimated above 1e9 events (minutes)\n"
@@ -205,7 +206,9 @@ static int run(struct sim_cli *o)
 	struct sim_plan plan = { NULL, o->qdisc, o->compare, o->sweep };
 	struct sim_scenario sc;
 	struct sim_batch b;
-	char err[ERRLEN], path[4200];
+	struct sim_plot plot;
+	char err[ERRLEN], path[4200] = "";
+	const char *inputs[1] = { path };
 	int i, rc = 1;
 
 	sim_batch_init(&b);
@@ -234,7 +237,8 @@ static int run(struct sim_cli *o)
 		goto fail;
 	}
 	plan.scenario = &sc;
-	if (sim_batch_plan(&b, &plan, err, sizeof(err)))
+	if (sim_batch_plan(&b, &plan, err, sizeof(err)) ||
+	    (o->plot && sim_plot_prepare(&plot, o->plot, inputs, 1, err, sizeof(err))))
 		goto fail;
 	cli_print_warnings(&b.runs[b.n - 1].setup.qp); /* the discipline's, once */
 	i = sim_batch_run(&b, &ro, err, sizeof(err));
@@ -242,11 +246,12 @@ static int run(struct sim_cli *o)
 		snprintf(err + strlen(err), sizeof(err) - strlen(err), "; --force runs it anyway");
 	if (i)
 		goto fail;
-	if (sim_batch_write(stdout, &b, &wo)) {
+	/* with the image on standard output, the report goes to standard error */
+	if (sim_batch_write(o->plot && !strcmp(o->plot, "-") ? stderr : stdout, &b, &wo)) {
 		snprintf(err, sizeof(err), "writing the output failed");
 		goto fail;
 	}
-	if (o->plot && sim_plot_sweep(o->plot, &b, err, sizeof(err)))
+	if (o->plot && sim_plot_write(&plot, &b, err, sizeof(err)))
 		goto fail;
 	if (o->speed)
 		sim_report_speed(stderr, b.runs, b.n);
