@@ -41,7 +41,8 @@ CLI_SRC := src/cli/main.c src/cli/cmd_params.c src/cli/cmd_demo_open_loop.c \
 BENCH_SRC := bench/bench.c bench/bench_pkt.c
 # the simulator (src/sim/) and `choke sim`
 SIM_SRC := src/sim/engine.c src/sim/heap.c src/sim/tcp.c src/sim/scenario.c \
-	src/sim/report.c src/sim/sweep.c src/sim/runner.c src/sim/plot.c
+	src/sim/scenario_find.c src/sim/report.c src/sim/sweep.c src/sim/runner.c \
+	src/sim/plot.c
 CLI_SRC += src/cli/cmd_sim.c $(SIM_SRC)
 SIM_TEST_SRC := tests/sim/test_sim.c tests/sim/test_runner.c
 TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \

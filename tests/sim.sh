@@ -302,6 +302,25 @@ else
 	echo "skip sim/progress-on-a-terminal: no script(1)"
 fi
 
+# scenarios by name from anywhere: a copy of the binary run outside the
+# source tree finds them in $CHOKE_SCENARIO_PATH (as an installed one finds
+# share/choke/scenarios), with the same output; an unknown name lists the
+# directories searched and the scenarios there
+mkdir -p "$tmp/inst/bin" "$tmp/inst/share" "$tmp/elsewhere"
+cp "$CHOKE" "$tmp/inst/bin/choke"
+cp scenarios/* "$tmp/inst/share/"
+"$CHOKE" sim scenarios/multi-udp --set duration=30s --set warmup=10s --json >"$tmp/a" 2>&1
+(cd "$tmp/elsewhere" && CHOKE_SCENARIO_PATH="/nonexistent:$tmp/inst/share" "$tmp/inst/bin/choke" \
+	sim multi-udp --set duration=30s --set warmup=10s --json) >"$tmp/out" 2>"$tmp/err"
+if cmp -s "$tmp/a" "$tmp/out"; then ok scenario-by-name-outside-the-tree
+else bad scenario-by-name-outside-the-tree "$(cat "$tmp/err")"; fi
+(cd "$tmp/elsewhere" && CHOKE_SCENARIO_PATH="$tmp/inst/share" "$tmp/inst/bin/choke" sim no-such) \
+	>"$tmp/out" 2>"$tmp/err"
+st=$?
+if [ "$st" = 1 ] && grep -q "no scenario \"no-such\" in $tmp/inst/share, ./scenarios, .*share/choke/scenarios or the current directory; scenarios there: multi-udp, paper-single-link, speed-1000, tcp-fairness, twl-many-tcp" "$tmp/err"; then
+	ok scenario-unknown-lists-where-and-what
+else bad scenario-unknown-lists-where-and-what "status $st: $(cat "$tmp/err")"; fi
+
 # --help and -h: the usage on standard output, exit 0, nothing run
 for c in "sim --help" "sim -h" "demo --help" "demo -h" "demo --open-loop --help" \
 	"demo --open-loop -h" "sim scenarios/paper-single-link --json --help"; do

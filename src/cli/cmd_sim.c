@@ -13,7 +13,7 @@
 #include "../sim/runner.h"
 #include "cli.h"
 
-#define ERRLEN 512
+#define ERRLEN 2048
 #define MAX_SETS 256
 
 enum { O_SET, O_QDISC, O_SEED, O_COMPARE, O_SWEEP, O_PLOT, O_CSV, O_JSON, O_JOBS, O_FLOWS,
@@ -60,8 +60,9 @@ static void usage(FILE *f, unsigned mode)
 		"                 [--csv | --json] [--plot FILE.png|.svg|.pdf|-] [--jobs N] [--flows]\n"
 		"                 [--speed] [--force] [--progress]\n"
 		"       choke sim --keys\n"
-		"  SCENARIO: a scenario file (key = value lines), or the name of one in\n"
-		"  scenarios/ (paper-single-link is also built in).\n"
+		"  SCENARIO: a scenario file (key = value lines): a path (with a /), or a\n"
+		"  name looked up in $CHOKE_SCENARIO_PATH, ./scenarios, %s,\n"
+		"  then the current directory (paper-single-link is also built in)\n"
 		"  --qdisc fifo|red|choke, or 'choke limit 300 min 25 max 50' (words too)\n"
 		"  --seed N: 0 to 18446744073709551615 (the same seed, the same output)\n"
 		"  --compare: FIFO, RED and CHOKe on the same scenario\n"
@@ -71,7 +72,8 @@ static void usage(FILE *f, unsigned mode)
 		"  --jobs N: run N simulations at a time (output is the same)\n"
 		"  --speed: events and bottleneck packets per second on standard error\n"
 		"  --force: run even a simulation estimated above 1e9 events (minutes)\n"
-		"  --progress: progress and time left on standard error (always on a terminal)\n");
+		"  --progress: progress and time left on standard error (always on a terminal)\n",
+		sim_scenario_dir);
 }
 
 static void print_keys(void)

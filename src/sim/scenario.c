@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "rng.h"
 
@@ -554,39 +553,6 @@ int sim_scenario_builtin(struct sim_scenario *sc, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
-}
-
-int sim_scenario_open(struct sim_scenario *sc, const char *name, char *path, size_t pathlen,
-		      char *err, size_t errlen)
-{
-	char local[4200];
-	struct stat st;
-	const char *file = name;
-
-	if (sim_scenario_init(sc))
-		return err_at(err, errlen, "out of memory");
-	snprintf(path, pathlen, "%s", name);
-	if (stat(name, &st) && !strchr(name, '/')) {
-		snprintf(local, sizeof(local), "scenarios/%s", name);
-		if (!stat(local, &st)) {
-			file = local;
-		} else if (!strcmp(name, "paper-single-link")) {
-			snprintf(path, pathlen, "%s", "");
-			sim_scenario_free(sc);
-			return sim_scenario_builtin(sc, err, errlen);
-		}
-	}
-	snprintf(path, pathlen, "%s", file);
-	if (!stat(file, &st) && S_ISDIR(st.st_mode)) {
-		err_at(err, errlen, "%s: a directory, not a scenario file", file);
-		goto fail;
-	}
-	if (sim_scenario_load(sc, file, err, errlen))
-		goto fail;
-	return 0;
-fail:
-	sim_scenario_free(sc);
-	return -1;
 }
 
 /* ---- resolution ---- */

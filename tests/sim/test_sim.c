@@ -7,10 +7,13 @@
  *
  * Usage: sim-tests [NAME-SUBSTRING...]
  */
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../src/sim/heap.h"
 #include "../../src/sim/scenario.h"
@@ -818,6 +821,106 @@ static void t_scenario_values(void)
 	sim_setup_free(&st);
 }
 
+/* ---- scenarios by name ---- */
+
+static void touch(const char *dir, const char *name)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("tcp_flows = 2\n", f);
+		fclose(f);
+	}
+}
+
+static int found(const char *name, const char *inst, const char *want)
+{
+	char path[4200], err[1024];
+	int r = sim_scenario_find(name, inst, path, sizeof(path), err, sizeof(err));
+
+	if (r == 1 && !strcmp(path, want))
+		return 1;
+	fprintf(stderr, "FAIL %s: %s gave %d \"%s\" (want \"%s\") %s\n", tl_current, name, r,
+		path, want, r < 0 ? err : "");
+	return 0;
+}
+
+static void t_scenario_find(void)
+{
+	char base[] = "/tmp/choke-find-XXXXXX", d[6][64], inst[64], path[4200], err[2048];
+	static const char *const sub[6] = { "a", "b", "inst", "cwd", "cwd/scenarios", "a/dir" };
+	const char *old = getenv("CHOKE_SCENARIO_PATH");
+	char env[256], *saved = old ? strdup(old) : NULL;
+	int here, i;
+
+	REQUIRE(mkdtemp(base));
+	here = open(".", O_RDONLY);
+	REQUIRE(here >= 0);
+	for (i = 0; i < 6; i++) {
+		snprintf(d[i], sizeof(d[i]), "%s/%s", base, sub[i]);
+		REQUIRE(!mkdir(d[i], 0755));
+	}
+	snprintf(inst, sizeof(inst), "%s", d[2]);
+	touch(d[0], "x");
+	touch(d[1], "x");
+	touch(d[1], "y");
+	touch(d[4], "x");
+	touch(d[4], "y");
+	touch(d[4], "z");
+	touch(inst, "w");
+	touch(inst, "z");
+	touch(d[3], "v");
+	touch(d[3], "w");
+	REQUIRE(!chdir(d[3]));
+	/* $CHOKE_SCENARIO_PATH (empty entries skipped, directories skipped),
+	 * ./scenarios, the installed directory, the current directory */
+	snprintf(env, sizeof(env), "%s::%s", d[0], d[1]);
+	setenv("CHOKE_SCENARIO_PATH", env, 1);
+	snprintf(path, sizeof(path), "%s/x", d[0]);
+	CHECK(found("x", inst, path));
+	snprintf(path, sizeof(path), "%s/y", d[1]);
+	CHECK(found("y", inst, path));
+	CHECK(found("z", inst, "./scenarios/z"));
+	snprintf(path, sizeof(path), "%s/w", inst);
+	CHECK(found("w", inst, path));
+	CHECK(found("v", inst, "v"));
+	/* a directory is not a scenario */
+	CHECK_EQ(sim_scenario_find("dir", inst, path, sizeof(path), err, sizeof(err)), -1);
+	CHECK(found("sub/none", inst, "sub/none")); /* a path as it is */
+	CHECK_EQ(sim_scenario_find("paper-single-link", inst, path, sizeof(path), err, sizeof(err)), 0);
+	/* not found: where it looked and what is there */
+	CHECK_EQ(sim_scenario_find("nope", inst, path, sizeof(path), err, sizeof(err)), -1);
+	CHECK(strstr(err, "no scenario \"nope\" in ") != NULL);
+	CHECK(strstr(err, d[0]) && strstr(err, d[1]) && strstr(err, "./scenarios") &&
+	      strstr(err, inst) && strstr(err, "current directory"));
+	CHECK(strstr(err, "scenarios there: w, x, y, z (and paper-single-link is built in)") != NULL);
+	/* without the variable: ./scenarios first; the compiled-in directory */
+	unsetenv("CHOKE_SCENARIO_PATH");
+	CHECK(found("x", inst, "./scenarios/x"));
+	CHECK_EQ(sim_scenario_find("nope", NULL, path, sizeof(path), err, sizeof(err)), -1);
+	CHECK(strstr(err, sim_scenario_dir) != NULL);
+	if (saved)
+		setenv("CHOKE_SCENARIO_PATH", saved, 1);
+	free(saved);
+	CHECK(!fchdir(here));
+	close(here);
+	{
+		static const char *const files[] = { "a/x", "b/x", "b/y", "cwd/scenarios/x",
+			"cwd/scenarios/y", "cwd/scenarios/z", "inst/w", "inst/z", "cwd/v", "cwd/w" };
+
+		for (i = 0; i < (int)(sizeof(files) / sizeof(files[0])); i++) {
+			snprintf(path, sizeof(path), "%s/%s", base, files[i]);
+			unlink(path);
+		}
+		for (i = 5; i >= 0; i--)
+			rmdir(d[i]);
+		rmdir(base);
+	}
+}
+
 /* ---- whole runs ---- */
 
 static int paper_run(const char *extra, struct sim_result *r)
@@ -955,6 +1058,7 @@ static const struct tl_test sim_tests[] = {
 	{ "sim/engine-delack-timer", t_engine_delack_timer },
 	{ "sim/scenario-errors", t_scenario_errors },
 	{ "sim/scenario-values", t_scenario_values },
+	{ "sim/scenario-find-by-name", t_scenario_find },
 	{ "sim/deterministic", t_deterministic },
 	{ "sim/choke-bounds-udp-share", t_choke_bounds_udp },
 	{ "sim/fluid-model", t_fluid_model },
