@@ -113,10 +113,12 @@ demo: $(CHOKE)
 
 # Fuzz targets: each with its driver (replays files, used by check) and,
 # with clang, its libFuzzer build (make fuzz).
-FUZZ_TARGETS := flow params replay
+FUZZ_TARGETS := flow params replay scenario set
 FUZZ_SRC_flow := fuzz/fuzz_flow.c
 FUZZ_SRC_params := fuzz/fuzz_params.c
 FUZZ_SRC_replay := fuzz/fuzz_replay.c src/replay/replay.c
+FUZZ_SRC_scenario := fuzz/fuzz_scenario.c $(SIM_SRC)
+FUZZ_SRC_set := fuzz/fuzz_set.c $(SIM_SRC)
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=c11 -g -O1 -Iinclude -D_GNU_SOURCE \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -126,6 +128,9 @@ DRIVERS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz-driver-%)
 $(BUILD)/fuzz-driver-%: fuzz/driver.c fuzz/fuzz_%.c $(STATIC) $(HDRS) src/replay/replay.c
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ fuzz/driver.c $(FUZZ_SRC_$*) $(STATIC) \
 		$(PCAP_LIBS) $(LDLIBS)
+
+$(BUILD)/fuzz-driver-scenario $(BUILD)/fuzz-driver-set build/fuzz/fuzz_scenario \
+	build/fuzz/fuzz_set: $(SIM_SRC) fuzz/sim_check.h
 
 build/fuzz/fuzz_%: fuzz/fuzz_%.c $(HDRS) $(FUZZ_LIB_SRC) src/replay/replay.c
 	@mkdir -p build/fuzz
