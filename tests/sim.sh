@@ -250,7 +250,8 @@ errcase jobs-bad 'jobs' sim scenarios/paper-single-link --jobs 0
 errcase json-and-csv 'not both' sim scenarios/paper-single-link --json --csv
 errcase no-scenario 'no scenario' sim
 errcase unknown-option 'unknown option' sim scenarios/paper-single-link --frob
-errcase demo-bad 'unknown argument' demo --frob
+errcase demo-bad 'unknown option --frob' demo --frob
+errcase demo-word 'unknown argument frob' demo frob
 
 # --seed: 0 to 2^64 - 1 as documented (was refused above 18446744073709551609,
 # and --open-loop above 2^32 - 1), the same in the error message

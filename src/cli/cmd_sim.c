@@ -3,6 +3,7 @@
  * into the simulator's runner (src/sim/runner.h), reports and plot. The
  * open-loop demo (`choke demo --open-loop`) is cmd_demo_open_loop.c.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,119 +17,104 @@
 #define ERRLEN 2048
 #define MAX_SETS 256
 
-enum { O_SET, O_QDISC, O_SEED, O_COMPARE, O_SWEEP, O_PLOT, O_CSV, O_JSON, O_JOBS, O_FLOWS,
-       O_SPEED, O_FORCE, O_PROGRESS, O_KEYS, O_SECONDS, O_HELP };
-enum { SIM = 1, DEMO = 2 };
-
-static const struct sim_opt {
-	const char *name;
-	int id, arg;
-	unsigned in; /* SIM, DEMO */
-} opts[] = {
-	{ "--set", O_SET, 1, SIM | DEMO },    { "--qdisc", O_QDISC, 1, SIM },
-	{ "--seed", O_SEED, 1, SIM | DEMO },  { "--compare", O_COMPARE, 0, SIM },
-	{ "--sweep", O_SWEEP, 1, SIM },       { "--plot", O_PLOT, 1, SIM },
-	{ "--csv", O_CSV, 0, SIM | DEMO },    { "--json", O_JSON, 0, SIM | DEMO },
-	{ "--jobs", O_JOBS, 1, SIM | DEMO },  { "--flows", O_FLOWS, 0, SIM },
-	{ "--speed", O_SPEED, 0, SIM | DEMO }, { "--force", O_FORCE, 0, SIM | DEMO },
-	{ "--progress", O_PROGRESS, 0, SIM | DEMO }, { "--keys", O_KEYS, 0, SIM },
-	{ "--seconds", O_SECONDS, 1, DEMO },  { "--help", O_HELP, 0, SIM | DEMO },
-	{ "-h", O_HELP, 0, SIM | DEMO },
-};
-
 struct sim_cli {
 	const char *cmd; /* "sim" or "demo" */
-	const char *scenario, *qdisc, *seed, *sweep, *plot;
-	const char *sets[MAX_SETS];
+	const char *scenario, *qdisc, *seed, *sweep, *plot, *sets[MAX_SETS];
 	int nsets, compare, flows, speed, force, progress, jobs, format;
 	int tty, shown; /* progress: stderr is a terminal; a line is showing */
 	double last;    /* when the last line was printed */
 	char dur[64], warm[64];
 };
 
+enum { SIM = 1, DEMO = 2 };                  /* where an option is */
+enum { FLAG, TEXT, SET, FORMAT, JOBS, SECONDS, KEYS, HELP }; /* what it does */
+#define AT(field) offsetof(struct sim_cli, field)
+
+/* The options of both commands: name, value, where, what, help. */
+static const struct sim_opt {
+	const char *name, *arg;
+	unsigned in;
+	int does;
+	size_t at; /* FLAG: the int set to 1; TEXT: the string set; FORMAT: the format */
+	const char *help;
+} opts[] = {
+	{ "--seconds", "N", DEMO, SECONDS, 0, "simulated time, 2 to 3600 (the first fifth not measured)" },
+	{ "--set", "KEY=VALUE", SIM | DEMO, SET, 0, "override a scenario key (choke sim --keys)" },
+	{ "--qdisc", "Q", SIM, TEXT, AT(qdisc), "fifo|red|choke or 'choke limit 300 min 25 max 50'" },
+	{ "--seed", "N", SIM | DEMO, TEXT, AT(seed), "0 to 18446744073709551615 (same seed, same output)" },
+	{ "--compare", NULL, SIM, FLAG, AT(compare), "FIFO, RED and CHOKe on the same scenario" },
+	{ "--sweep", "SPEC", SIM, TEXT, AT(sweep), "KEY=A..B:N[:log] or KEY=V1,V2,...: each point under\n"
+	  "                      FIFO, RED and CHOKe (only Q with --qdisc Q)" },
+	{ "--plot", "FILE", SIM, TEXT, AT(plot), "draw a sweep: FILE.png, .svg or .pdf, and FILE.gp,\n"
+	  "                      the gnuplot script (-: a PNG on standard output)" },
+	{ "--json", NULL, SIM | DEMO, FORMAT, SIM_FMT_JSON, "the report as JSON" },
+	{ "--csv", NULL, SIM | DEMO, FORMAT, SIM_FMT_CSV, "the report as CSV" },
+	{ "--flows", NULL, SIM, FLAG, AT(flows), "list every flow, even when there are many" },
+	{ "--jobs", "N", SIM | DEMO, JOBS, 0, "N simulations at a time, 1 to 64 (same output)" },
+	{ "--speed", NULL, SIM | DEMO, FLAG, AT(speed), "events and packets per second on standard error" },
+	{ "--force", NULL, SIM | DEMO, FLAG, AT(force), "run even what is estimated above 1e9 events" },
+	{ "--progress", NULL, SIM | DEMO, FLAG, AT(progress), "progress on standard error (on a "
+	  "terminal: always)" },
+	{ "--keys", NULL, SIM, KEYS, 0, "the scenario keys and their defaults" },
+	{ "--help", NULL, SIM | DEMO, HELP, 0, "this (also -h)" },
+	{ "-h", NULL, SIM | DEMO, HELP, 0, NULL },
+};
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
 static void usage(FILE *f, unsigned mode)
 {
-	if (mode == DEMO) {
-		fprintf(f, "usage: choke demo [--seconds N] [--seed N] [--set KEY=VALUE]... "
-			"[--json | --csv] [--jobs N] [--speed] [--force] [--progress]\n"
+	size_t k;
+
+	if (mode == DEMO)
+		fprintf(f, "usage: choke demo [OPTIONS]   (the paper's experiment: FIFO, RED, CHOKe)\n"
 			"       choke demo --open-loop [--seconds N] [--seed N] [--json]\n");
-		return;
-	}
-	fprintf(f,
-		"usage: choke sim SCENARIO [--set KEY=VALUE]... [--qdisc Q] [--seed N]\n"
-		"                 [--compare | --sweep KEY=A..B:N[:log] | --sweep KEY=V1,V2,...]\n"
-		"                 [--csv | --json] [--plot FILE.png|.svg|.pdf|-] [--jobs N] [--flows]\n"
-		"                 [--speed] [--force] [--progress]\n"
-		"       choke sim --keys\n"
-		"  SCENARIO: a scenario file (key = value lines): a path (with a /), or a\n"
-		"  name looked up in $CHOKE_SCENARIO_PATH, ./scenarios, %s,\n"
-		"  then the current directory (paper-single-link is also built in)\n"
-		"  --qdisc fifo|red|choke, or 'choke limit 300 min 25 max 50' (words too)\n"
-		"  --seed N: 0 to 18446744073709551615 (the same seed, the same output)\n"
-		"  --compare: FIFO, RED and CHOKe on the same scenario\n"
-		"  --sweep: each point under FIFO, RED and CHOKe (only Q with --qdisc Q)\n"
-		"  --plot: the sweep's UDP link share with gnuplot (and the fluid model);\n"
-		"    the format from the name, the gnuplot script beside it (FILE.gp)\n"
-		"  --jobs N: run N simulations at a time (output is the same)\n"
-		"  --speed: events and bottleneck packets per second on standard error\n"
-		"  --force: run even a simulation estimated above 1e9 events (minutes)\n"
-		"  --progress: progress and time left on standard error (always on a terminal)\n",
-		sim_scenario_dir);
+	else
+		fprintf(f, "usage: choke sim SCENARIO [OPTIONS]\n       choke sim --keys\n"
+			"  SCENARIO: a file of key = value lines, a path (with a /) or a name\n"
+			"  looked up in $CHOKE_SCENARIO_PATH, ./scenarios,\n  %s and the current "
+			"directory\n  (paper-single-link is also built in)\n", sim_scenario_dir);
+	for (k = 0; k < NOPTS; k++)
+		if ((opts[k].in & mode) && opts[k].help)
+			fprintf(f, "  %s%s%-*s %s\n", opts[k].name, opts[k].arg ? " " : "",
+				(int)(19 - strlen(opts[k].name) - !!opts[k].arg),
+				opts[k].arg ? opts[k].arg : "", opts[k].help);
 }
 
-static void print_keys(void)
-{
-	unsigned i;
-
-	for (i = 0; i < sim_scenario_nkeys; i++)
-		printf("%-22s %-28s %s\n", sim_scenario_keys[i].name,
-		       sim_scenario_keys[i].def[0] ? sim_scenario_keys[i].def : "\"\"",
-		       sim_scenario_keys[i].help);
-}
-
-/* One option with its value v. 0, 1 (done: exit 0), or -1 (error). */
-static int set_opt(struct sim_cli *o, int id, const char *v)
+/* Option o with its value v. 0, 1 (done: exit 0), or -1 (error). */
+static int set_opt(struct sim_cli *c, const struct sim_opt *o, const char *v)
 {
 	char *end;
 	double s;
 
-	switch (id) {
-	case O_SET:
-		if (o->nsets >= MAX_SETS)
-			return fprintf(stderr, "choke: %s: too many --set\n", o->cmd), -1;
-		o->sets[o->nsets++] = v;
+	switch (o->does) {
+	case FLAG: *(int *)((char *)c + o->at) = 1; break;
+	case TEXT: *(const char **)((char *)c + o->at) = v; break;
+	case KEYS: sim_scenario_write_keys(stdout); return 1;
+	case HELP: usage(stdout, c->cmd[0] == 'd' ? DEMO : SIM); return 1;
+	case SET:
+		if (c->nsets >= MAX_SETS)
+			return fprintf(stderr, "choke: %s: too many --set\n", c->cmd), -1;
+		c->sets[c->nsets++] = v;
 		break;
-	case O_QDISC: o->qdisc = v; break;
-	case O_SEED: o->seed = v; break;
-	case O_COMPARE: o->compare = 1; break;
-	case O_SWEEP: o->sweep = v; break;
-	case O_PLOT: o->plot = v; break;
-	case O_FLOWS: o->flows = 1; break;
-	case O_SPEED: o->speed = 1; break;
-	case O_FORCE: o->force = 1; break;
-	case O_PROGRESS: o->progress = 1; break;
-	case O_KEYS: print_keys(); return 1;
-	case O_HELP: usage(stdout, o->cmd[0] == 'd' ? DEMO : SIM); return 1;
-	case O_CSV:
-	case O_JSON:
-		if (o->format && o->format != (id == O_CSV ? SIM_FMT_CSV : SIM_FMT_JSON))
-			return fprintf(stderr, "choke: %s: --json or --csv, not both\n", o->cmd), -1;
-		o->format = id == O_CSV ? SIM_FMT_CSV : SIM_FMT_JSON;
+	case FORMAT:
+		if (c->format && c->format != (int)o->at)
+			return fprintf(stderr, "choke: %s: --json or --csv, not both\n", c->cmd), -1;
+		c->format = (int)o->at;
 		break;
-	case O_JOBS:
-		o->jobs = (int)strtol(v, &end, 10);
-		if (end == v || *end || o->jobs < 1 || o->jobs > SIM_MAX_JOBS)
+	case JOBS:
+		c->jobs = (int)strtol(v, &end, 10);
+		if (end == v || *end || c->jobs < 1 || c->jobs > SIM_MAX_JOBS)
 			return fprintf(stderr, "choke: %s: --jobs needs a number from 1 to %d, not "
-				       "\"%s\"\n", o->cmd, SIM_MAX_JOBS, v), -1;
+				       "\"%s\"\n", c->cmd, SIM_MAX_JOBS, v), -1;
 		break;
-	case O_SECONDS:
+	case SECONDS:
 		s = strtod(v, &end);
 		if (end == v || *end || !(s >= 2 && s <= 3600))
 			return fprintf(stderr, "choke: %s: --seconds needs a number in [2, 3600], "
-				       "not \"%s\"\n", o->cmd, v), -1;
-		snprintf(o->dur, sizeof(o->dur), "duration=%gs", s);
-		snprintf(o->warm, sizeof(o->warm), "warmup=%gs", s / 5);
-		if (set_opt(o, O_SET, o->dur) || set_opt(o, O_SET, o->warm))
+				       "not \"%s\"\n", c->cmd, v), -1;
+		snprintf(c->dur, sizeof(c->dur), "duration=%gs", s);
+		snprintf(c->warm, sizeof(c->warm), "warmup=%gs", s / 5);
+		if (set_opt(c, &opts[1], c->dur) || set_opt(c, &opts[1], c->warm))
 			return -1;
 		break;
 	}
@@ -136,45 +122,39 @@ static int set_opt(struct sim_cli *o, int id, const char *v)
 }
 
 /* Parse argv for mode (SIM or DEMO). 0, 1 (done: exit 0), -1 (error). */
-static int parse(struct sim_cli *o, unsigned mode, int argc, char **argv)
+static int parse(struct sim_cli *c, unsigned mode, int argc, char **argv)
 {
+	const struct sim_opt *o;
 	int i, r;
-	size_t k;
 
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		for (k = 0; k < sizeof(opts) / sizeof(opts[0]); k++)
-			if ((opts[k].in & mode) && !strcmp(a, opts[k].name))
-				break;
-		if (k == sizeof(opts) / sizeof(opts[0])) {
-			if (mode == SIM && (a[0] != '-' || !a[1]) && !o->scenario) {
-				o->scenario = a;
-				continue;
-			}
-			if (mode == SIM && (a[0] != '-' || !a[1]))
-				fprintf(stderr, "choke: sim: one scenario at a time (\"%s\" and \"%s\")\n",
-					o->scenario, a);
-			else
-				fprintf(stderr, "choke: %s: unknown %s %s\n", o->cmd,
-					mode == SIM ? "option" : "argument", a);
-			if (a[0] == '-' && a[1])
-				usage(stderr, mode);
+		for (o = opts; o < opts + NOPTS && (!(o->in & mode) || strcmp(argv[i], o->name)); o++)
+			;
+		if (o == opts + NOPTS && mode == SIM && !c->scenario && argv[i][0] != '-') {
+			c->scenario = argv[i];
+			continue;
+		}
+		if (o == opts + NOPTS) {
+			fprintf(stderr, c->scenario && argv[i][0] != '-' ?
+				"choke: %s: one scenario at a time (not also \"%s\")\n" :
+				argv[i][0] == '-' ? "choke: %s: unknown option %s\n" :
+				"choke: %s: unknown argument %s\n", c->cmd, argv[i]);
+			usage(stderr, mode);
 			return -1;
 		}
-		if (opts[k].arg && i + 1 >= argc) {
-			fprintf(stderr, "choke: %s: %s needs a value\n", o->cmd, a);
-			return -1;
-		}
-		r = set_opt(o, opts[k].id, opts[k].arg ? argv[++i] : NULL);
+		if (o->arg && i + 1 >= argc)
+			return fprintf(stderr, "choke: %s: %s needs a value\n", c->cmd, o->name), -1;
+		r = set_opt(c, o, o->arg ? argv[++i] : NULL);
 		if (r)
 			return r;
 	}
-	if (mode == SIM && !o->scenario) {
-		fprintf(stderr, "choke: sim: no scenario given\n");
-		usage(stderr, SIM);
-		return -1;
-	}
+	if (mode == SIM && !c->scenario)
+		return fprintf(stderr, "choke: sim: no scenario given\n"), usage(stderr, SIM), -1;
+	if (c->plot && !c->sweep)
+		return fprintf(stderr, "choke: %s: --plot draws a sweep: give --sweep too\n", c->cmd), -1;
+	if (c->sweep && c->compare)
+		return fprintf(stderr, "choke: %s: --sweep already compares the disciplines; drop "
+			       "--compare\n", c->cmd), -1;
 	return 0;
 }
 
@@ -200,71 +180,43 @@ static void show_progress(void *ctx, const struct sim_progress *p)
 	o->shown = 1;
 }
 
-/* The calls: scenario, overrides, runs, report, plot. */
-static int run(struct sim_cli *o)
+/* The calls: the runs planned, the plot checked, the runs, report, plot. */
+static int run(struct sim_cli *c)
 {
-	struct sim_runner_opts ro = { .jobs = o->jobs, .event_budget = o->force ? 0 : SIM_EVENT_BUDGET };
-	struct sim_write_opts wo = { o->format, o->flows, o->speed };
-	struct sim_plan plan = { NULL, o->qdisc, o->compare, o->sweep };
-	struct sim_scenario sc;
+	struct sim_plan plan = { NULL, c->scenario, c->sets, c->nsets, c->seed, c->qdisc,
+				 c->compare, c->sweep };
+	struct sim_runner_opts ro = { .jobs = c->jobs, .event_budget = c->force ? 0 : SIM_EVENT_BUDGET };
+	struct sim_write_opts wo = { c->format, c->flows, c->speed };
 	struct sim_batch b;
 	struct sim_plot plot;
-	char err[ERRLEN], path[4200] = "";
-	const char *inputs[1] = { path };
-	int i, rc = 1;
+	char err[ERRLEN];
+	const char *inputs[1] = { b.input };
+	int r = -1;
 
-	sim_batch_init(&b);
-	if (o->scenario ? sim_scenario_open(&sc, o->scenario, path, sizeof(path), err, sizeof(err))
-			: sim_scenario_builtin(&sc, err, sizeof(err))) {
-		fprintf(stderr, "choke: %s: %s\n", o->cmd, err);
-		return 1;
-	}
-	for (i = 0; i < o->nsets; i++)
-		if (sim_scenario_set_kv(&sc, o->sets[i], "--set", err, sizeof(err)))
-			goto fail;
-	if ((o->seed && sim_scenario_set(&sc, "seed", o->seed, "--seed", err, sizeof(err))) ||
-	    (o->qdisc && sim_scenario_set(&sc, "qdisc", o->qdisc, "--qdisc", err, sizeof(err))))
-		goto fail;
-	o->tty = isatty(STDERR_FILENO);
-	if (o->tty || o->progress) {
+	c->tty = isatty(STDERR_FILENO);
+	if (c->tty || c->progress) {
 		ro.progress = show_progress;
-		ro.progress_ctx = o;
+		ro.progress_ctx = c;
 	}
-	if (o->plot && !o->sweep) {
-		snprintf(err, sizeof(err), "--plot draws a sweep: give --sweep too");
-		goto fail;
-	}
-	if (o->sweep && o->compare) {
-		snprintf(err, sizeof(err), "--sweep already compares the disciplines; drop --compare");
-		goto fail;
-	}
-	plan.scenario = &sc;
 	if (sim_batch_plan(&b, &plan, err, sizeof(err)) ||
-	    (o->plot && sim_plot_prepare(&plot, o->plot, inputs, 1, err, sizeof(err))))
-		goto fail;
+	    (c->plot && sim_plot_prepare(&plot, c->plot, inputs, 1, err, sizeof(err))))
+		goto out;
 	cli_print_warnings(&b.runs[b.n - 1].setup.qp); /* the discipline's, once */
-	i = sim_batch_run(&b, &ro, err, sizeof(err));
-	if (i == SIM_E_BUDGET)
+	r = sim_batch_run(&b, &ro, err, sizeof(err));
+	if (r == SIM_E_BUDGET)
 		snprintf(err + strlen(err), sizeof(err) - strlen(err), "; --force runs it anyway");
-	if (i)
-		goto fail;
 	/* with the image on standard output, the report goes to standard error */
-	if (sim_batch_write(o->plot && !strcmp(o->plot, "-") ? stderr : stdout, &b, &wo)) {
-		snprintf(err, sizeof(err), "writing the output failed");
-		goto fail;
-	}
-	if (o->plot && sim_plot_write(&plot, &b, err, sizeof(err)))
-		goto fail;
-	if (o->speed)
+	if (!r && sim_batch_write(c->plot && !strcmp(c->plot, "-") ? stderr : stdout, &b, &wo))
+		r = -1, snprintf(err, sizeof(err), "writing the output failed");
+	if (!r && c->plot)
+		r = sim_plot_write(&plot, &b, err, sizeof(err));
+	if (!r && c->speed)
 		sim_report_speed(stderr, b.runs, b.n);
-	rc = 0;
-	goto out;
-fail:
-	fprintf(stderr, "choke: %s: %s\n", o->cmd, err);
 out:
+	if (r)
+		fprintf(stderr, "choke: %s: %s\n", c->cmd, err);
 	sim_batch_free(&b);
-	sim_scenario_free(&sc);
-	return rc;
+	return r ? 1 : 0;
 }
 
 int cmd_sim(int argc, char **argv)

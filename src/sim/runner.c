@@ -86,16 +86,54 @@ out:
 	return rc;
 }
 
+/* The scenario of a plan with its overrides, into sc (initialised here). */
+static int plan_scenario(struct sim_batch *b, const struct sim_plan *p, struct sim_scenario *sc,
+			 char *err, size_t errlen)
+{
+	int i;
+
+	if (p->scenario ? sim_scenario_copy(sc, p->scenario) && run_err(err, errlen, "out of memory")
+			: p->name ? sim_scenario_open(sc, p->name, b->input, sizeof(b->input), err, errlen)
+				  : sim_scenario_builtin(sc, err, errlen))
+		return -1;
+	for (i = 0; i < p->nsets; i++)
+		if (sim_scenario_set_kv(sc, p->sets[i], "--set", err, errlen))
+			goto fail;
+	if ((p->seed && sim_scenario_set(sc, "seed", p->seed, "--seed", err, errlen)) ||
+	    (p->qdisc && sim_scenario_set(sc, "qdisc", p->qdisc, "--qdisc", err, errlen)))
+		goto fail;
+	return 0;
+fail:
+	sim_scenario_free(sc);
+	return -1;
+}
+
+static int plan_runs(struct sim_batch *b, const struct sim_plan *p, const struct sim_scenario *sc,
+		     char *err, size_t errlen);
+
 int sim_batch_plan(struct sim_batch *b, const struct sim_plan *p, char *err, size_t errlen)
+{
+	struct sim_scenario sc;
+	int rc;
+
+	sim_batch_init(b);
+	if (plan_scenario(b, p, &sc, err, errlen))
+		return -1;
+	rc = plan_runs(b, p, &sc, err, errlen);
+	sim_scenario_free(&sc);
+	return rc;
+}
+
+static int plan_runs(struct sim_batch *b, const struct sim_plan *p, const struct sim_scenario *sc,
+		     char *err, size_t errlen)
 {
 	static const char *const qs[3] = { "fifo", "red", "choke" };
 	struct sim_override set[2];
 	struct sim_run_spec spec;
 	int pt, q, nq = 3;
 
-	sim_batch_init(b);
 	memset(&spec, 0, sizeof(spec));
-	spec.scenario = p->scenario;
+	spec.scenario = sc;
 	spec.set = set;
 	if (p->sweep) {
 		if (sim_sweep_parse(p->sweep, &b->sweep, err, errlen))

@@ -64,6 +64,7 @@ struct sim_batch {
 	int n, cap;
 	int npoints, nq;
 	struct sim_sweep sweep; /* SIM_BATCH_SWEEP */
+	char input[4096];  /* sim_batch_plan: the scenario file read ("": none) */
 };
 
 /* Empty batch (kind SIM_BATCH_SINGLE); add runs with sim_batch_add. */
@@ -75,18 +76,23 @@ void sim_batch_free(struct sim_batch *b);
 int sim_batch_add(struct sim_batch *b, const struct sim_run_spec *spec, char *err,
 		  size_t errlen);
 
-/* The usual batches of `choke sim`. */
+/* The usual batches of `choke sim`: a scenario, the user's overrides, and
+ * one run, FIFO/RED/CHOKe compared, or a sweep. */
 struct sim_plan {
-	const struct sim_scenario *scenario; /* with the user's overrides */
-	const char *qdisc;  /* the discipline the user chose (already in the
-			     * scenario), or NULL */
+	const struct sim_scenario *scenario; /* a scenario in memory, or NULL: */
+	const char *name;   /* one found by sim_scenario_find (NULL: the
+			     * built-in paper-single-link) */
+	const char *const *sets; /* "KEY=VALUE" overrides, in order ("--set") */
+	int nsets;
+	const char *seed;   /* the seed ("--seed"), or NULL */
+	const char *qdisc;  /* the discipline and its words ("--qdisc"), or NULL */
 	int compare;        /* FIFO, RED and CHOKe */
 	const char *sweep;  /* KEY=A..B:N[:log] or KEY=V1,V2,... (each point under
 			     * FIFO, RED and CHOKe, or only qdisc if given), or NULL */
 };
 
-/* Initialise b and build the plan's runs. 0, or -1 with a message; free b
- * in both cases. */
+/* Initialise b and build the plan's runs (b->input: the scenario file read,
+ * if any). 0, or -1 with a message; free b in both cases. */
 int sim_batch_plan(struct sim_batch *b, const struct sim_plan *p, char *err, size_t errlen);
 
 /* Progress of a batch, for the caller to show. */

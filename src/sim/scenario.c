@@ -74,6 +74,16 @@ static int err_at(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
+void sim_scenario_write_keys(FILE *f)
+{
+	unsigned i;
+
+	for (i = 0; i < sim_scenario_nkeys; i++)
+		fprintf(f, "%-22s %-28s %s\n", sim_scenario_keys[i].name,
+			sim_scenario_keys[i].def[0] ? sim_scenario_keys[i].def : "\"\"",
+			sim_scenario_keys[i].help);
+}
+
 int sim_scenario_key(const char *name)
 {
 	unsigned i;

@@ -10,6 +10,7 @@
 #define CHOKE_SIM_SCENARIO_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "choke/params.h"
 #include "sim.h"
@@ -64,6 +65,9 @@ struct sim_setup {
 int sim_scenario_init(struct sim_scenario *sc);
 void sim_scenario_free(struct sim_scenario *sc);
 int sim_scenario_copy(struct sim_scenario *dst, const struct sim_scenario *src);
+
+/* The keys, their defaults and meanings, one per line (choke sim --keys). */
+void sim_scenario_write_keys(FILE *f);
 
 /* Index of a key, or -1. */
 int sim_scenario_key(const char *name);

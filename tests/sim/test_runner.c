@@ -165,6 +165,24 @@ static void t_runner_plans(void)
 	REQUIRE(!sim_batch_plan(&b, &p, err, sizeof(err)));
 	CHECK(b.n == 2 && b.nq == 1 && b.runs[1].setup.ntcp == 8);
 	sim_batch_free(&b);
+	/* by name (NULL: the built-in copy), with the overrides in order */
+	{
+		static const char *const sets[] = { "udp_rate=3c", "duration=6s", "warmup=1s" };
+		struct sim_plan q = { NULL, NULL, sets, 3, "7", "red limit 100 min 10 max 30", 0, NULL };
+
+		REQUIRE(!sim_batch_plan(&b, &q, err, sizeof(err)));
+		CHECK(b.n == 1 && b.runs[0].setup.udp_rate_c == 3 && b.runs[0].setup.cfg.seed == 7);
+		CHECK(!strcmp(b.runs[0].setup.qdisc, "red") && b.runs[0].setup.cfg.qcfg.limit == 100);
+		CHECK(b.input[0] == 0);
+		sim_batch_free(&b);
+		q.name = "no-such-scenario-here";
+		CHECK(sim_batch_plan(&b, &q, err, sizeof(err)) == -1 && strstr(err, "no scenario"));
+		sim_batch_free(&b);
+		q.name = NULL;
+		q.seed = "-1";
+		CHECK(sim_batch_plan(&b, &q, err, sizeof(err)) == -1 && strstr(err, "--seed: seed"));
+		sim_batch_free(&b);
+	}
 	p.sweep = "nope=1..2:2";
 	CHECK(sim_batch_plan(&b, &p, err, sizeof(err)) == -1 && strstr(err, "unknown key"));
 	sim_batch_free(&b);
