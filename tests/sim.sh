@@ -84,6 +84,22 @@ print("udp share fifo %.3f red %.3f choke %.3f" % tuple(d[k]["share"]["udp"] for
 then ok "choke-bounds-udp: $(cat "$tmp/py")"
 else bad choke-bounds-udp "status $st $(cat "$tmp/py" "$tmp/err")"; fi
 
+# 5b. --compare with --qdisc words: the three disciplines get the words
+#     (they were silently replaced by the scenario's queue words)
+st=$(run "$CHOKE" sim scenarios/paper-single-link $SHORT --compare --qdisc 'choke limit 300 min 25 max 50' --json)
+if [ "$st" = 0 ] && python3 - "$tmp/out" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+def first(pairs):
+    d = {}
+    for k, v in pairs:
+        d.setdefault(k, v)
+    return d
+j = json.load(open(sys.argv[1]), object_pairs_hook=first)
+q = [d["queue"] for d in j["disciplines"]]
+assert q[0].startswith("limit 300p") and "min 25p max 50p" in q[1] and "min 25p max 50p" in q[2], q
+PY
+then ok compare-with-qdisc-words; else bad compare-with-qdisc-words "status $st $(cat "$tmp/py" "$tmp/err")"; fi
+
 # 6. TCP only, room per flow: fair and full under every discipline
 st=$(run "$CHOKE" sim scenarios/tcp-fairness --set duration=30s --set warmup=5s --compare --json)
 if [ "$st" = 0 ] && py fair 'for x in j["disciplines"]:

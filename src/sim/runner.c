@@ -158,16 +158,21 @@ static int plan_runs(struct sim_batch *b, const struct sim_plan *p, const struct
 		return 0;
 	}
 	if (p->compare) {
+		/* the words of the user's discipline, if any, for all three */
+		const char *words = p->qdisc ? p->qdisc + strspn(p->qdisc, " \t") : "";
+
+		words += strcspn(words, " \t");
+		words += strspn(words, " \t");
 		b->kind = SIM_BATCH_COMPARE;
 		b->npoints = 1;
 		b->nq = 3;
 		for (q = 0; q < 3; q++) {
-			/* "choke" alone keeps the queue words; with words it
-			 * replaces them */
-			set[0] = (struct sim_override){ "qdisc", qs[q],
+			set[0] = (struct sim_override){ "queue", words, "--qdisc" };
+			set[1] = (struct sim_override){ "qdisc", qs[q],
 							p->qdisc && !strcmp(qs[q], p->qdisc) ?
 								"--qdisc" : "--compare" };
-			spec.nset = 1;
+			spec.set = *words ? set : set + 1;
+			spec.nset = *words ? 2 : 1;
 			if (sim_batch_add(b, &spec, err, errlen))
 				return -1;
 		}
