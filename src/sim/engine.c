@@ -832,11 +832,12 @@ double sim_estimate_memory(const struct sim_config *c)
 
 		if (d > rtt)
 			rtt = d;
-		lim += c->flows[i].access_limit && c->flows[i].access_limit < 64 ?
-			       c->flows[i].access_limit : 64;
+		lim += c->flows[i].access_limit && c->flows[i].access_limit < 8 ?
+			       c->flows[i].access_limit : 8;
 	}
-	/* the queue, a round trip of the bottleneck's packets, and the access
-	 * links' queues; the pool of records doubles as it grows */
+	/* the queue, a round trip of the bottleneck's packets, and a few
+	 * packets per flow on its access link; the pool of records doubles as
+	 * it grows */
 	inflight = c->qcfg.limit + (double)c->btl_bps / (8.0 * (c->pkt_size ? c->pkt_size : 1)) *
 					   (rtt + 0.01) + lim;
 	bytes = 8e6; /* the process itself */
