@@ -39,14 +39,16 @@ LIB_SRC := $(CORE_SRC) $(PKT_SRC) $(PARAMS_SRC)
 BRIDGE_SRC := src/bridge/bridge.c src/bridge/runtime.c src/bridge/config.c \
 	src/bridge/control.c src/bridge/dataplane.c src/bridge/stats.c \
 	src/bridge/stats_om.c src/bridge/afp.c
-CLI_SRC := src/cli/main.c src/cli/opt.c src/cli/cmd_params.c src/cli/cmd_demo.c \
+CLI_SRC := src/cli/main.c src/cli/opt.c src/cli/cmd_params.c src/cli/cmd_demo_open_loop.c \
 	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c \
 	src/cli/cmd_bridge.c $(BRIDGE_SRC)
 BENCH_SRC := bench/bench.c bench/bench_pkt.c
 # the simulator (src/sim/) and `choke sim`
-SIM_SRC := src/sim/engine.c src/sim/tcp.c src/sim/scenario.c src/sim/report.c
+SIM_SRC := src/sim/engine.c src/sim/heap.c src/sim/tcp.c src/sim/scenario.c \
+	src/sim/scenario_find.c src/sim/report.c src/sim/sweep.c src/sim/runner.c \
+	src/sim/plot.c
 CLI_SRC += src/cli/cmd_sim.c $(SIM_SRC)
-SIM_TEST_SRC := tests/sim/test_sim.c
+SIM_TEST_SRC := tests/sim/test_sim.c tests/sim/test_runner.c
 TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
 	tests/test_model.c tests/test_params.c tests/test_red.c tests/test_pkt.c \
 	tests/test_hh.c tests/test_opt.c src/cli/opt.c
@@ -121,11 +123,13 @@ demo: $(CHOKE)
 
 # Fuzz targets: each with its driver (replays files, used by check) and,
 # with clang, its libFuzzer build (make fuzz).
-FUZZ_TARGETS := flow params replay ctl
+FUZZ_TARGETS := flow params replay ctl scenario set
 FUZZ_SRC_flow := fuzz/fuzz_flow.c
 FUZZ_SRC_params := fuzz/fuzz_params.c
 FUZZ_SRC_replay := fuzz/fuzz_replay.c src/replay/replay.c
 FUZZ_SRC_ctl := fuzz/fuzz_ctl.c src/bridge/control.c src/bridge/config.c
+FUZZ_SRC_scenario := fuzz/fuzz_scenario.c $(SIM_SRC)
+FUZZ_SRC_set := fuzz/fuzz_set.c $(SIM_SRC)
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=c11 -g -O1 -Iinclude -D_GNU_SOURCE \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -135,6 +139,9 @@ DRIVERS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz-driver-%)
 $(BUILD)/fuzz-driver-%: fuzz/driver.c fuzz/fuzz_%.c $(STATIC) $(HDRS) src/replay/replay.c
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ fuzz/driver.c $(FUZZ_SRC_$*) $(STATIC) \
 		$(PCAP_LIBS) $(LDLIBS)
+
+$(BUILD)/fuzz-driver-scenario $(BUILD)/fuzz-driver-set build/fuzz/fuzz_scenario \
+	build/fuzz/fuzz_set: $(SIM_SRC) fuzz/sim_check.h
 
 build/fuzz/fuzz_%: fuzz/fuzz_%.c $(HDRS) $(FUZZ_LIB_SRC) src/replay/replay.c
 	@mkdir -p build/fuzz

@@ -84,6 +84,22 @@ print("udp share fifo %.3f red %.3f choke %.3f" % tuple(d[k]["share"]["udp"] for
 then ok "choke-bounds-udp: $(cat "$tmp/py")"
 else bad choke-bounds-udp "status $st $(cat "$tmp/py" "$tmp/err")"; fi
 
+# 5b. --compare with --qdisc words: the three disciplines get the words
+#     (they were silently replaced by the scenario's queue words)
+st=$(run "$CHOKE" sim scenarios/paper-single-link $SHORT --compare --qdisc 'choke limit 300 min 25 max 50' --json)
+if [ "$st" = 0 ] && python3 - "$tmp/out" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+def first(pairs):
+    d = {}
+    for k, v in pairs:
+        d.setdefault(k, v)
+    return d
+j = json.load(open(sys.argv[1]), object_pairs_hook=first)
+q = [d["queue"] for d in j["disciplines"]]
+assert q[0].startswith("limit 300p") and "min 25p max 50p" in q[1] and "min 25p max 50p" in q[2], q
+PY
+then ok compare-with-qdisc-words; else bad compare-with-qdisc-words "status $st $(cat "$tmp/py" "$tmp/err")"; fi
+
 # 6. TCP only, room per flow: fair and full under every discipline
 st=$(run "$CHOKE" sim scenarios/tcp-fairness --set duration=30s --set warmup=5s --compare --json)
 if [ "$st" = 0 ] && py fair 'for x in j["disciplines"]:
@@ -114,15 +130,105 @@ assert all(len(p["runs"]) == 1 and p["runs"][0]["discipline"] == "choke" for p i
 assert [p["runs"][0]["tcp_flows"] for p in j["points"]] == [8, 32]'
 then ok sweep-json-one-discipline; else bad sweep-json-one-discipline "status $st $(cat "$tmp/py" "$tmp/err")"; fi
 
-# 9. plots (when gnuplot is installed)
+# 8b. sweep points read back: printed without an exponent (an integer key
+#     over a million was printed "2e+06" and refused), each point's value
+#     given back with --set gives the point's row, and whole numbers written
+#     with an exponent are accepted
+st=$(run "$CHOKE" sim scenarios/paper-single-link $SHORT --sweep tcp_rwnd=10..2000000:3:log --qdisc choke --csv)
+vals=$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')
+if [ "$st" = 0 ] && [ "$vals" = "tcp_rwnd 10 4472 2000000 " ]; then
+	rt=""
+	for v in 10 4472 2000000; do
+		"$CHOKE" sim scenarios/paper-single-link $SHORT --set tcp_rwnd=$v --qdisc choke --csv \
+			2>&1 | sed -n 2p >"$tmp/row"
+		grep -qxF "$v,$(cat "$tmp/row")" "$tmp/out" || rt="$rt $v"
+	done
+	if [ -z "$rt" ]; then ok sweep-values-round-trip
+	else bad sweep-values-round-trip "--set gives another row for:$rt"; fi
+else
+	bad sweep-values-round-trip "status $st, values \"$vals\": $(cat "$tmp/err")"
+fi
+st=$(run "$CHOKE" sim scenarios/paper-single-link $SHORT --sweep udp_rate=1e5..2e6:2 --qdisc fifo --csv)
+vals=$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')
+if [ "$st" = 0 ] && [ "$vals" = "udp_rate 100000 2000000 " ]; then ok sweep-values-no-exponent
+else bad sweep-values-no-exponent "status $st, values \"$vals\""; fi
+"$CHOKE" sim scenarios/paper-single-link $SHORT --set tcp_flows=1e1 --json >"$tmp/a" 2>&1
+"$CHOKE" sim scenarios/paper-single-link $SHORT --set tcp_flows=10 --json >"$tmp/b" 2>&1
+if cmp -s "$tmp/a" "$tmp/b" && grep -q '"tcp_flows":10,' "$tmp/b"; then ok set-exponent-whole-number
+else bad set-exponent-whole-number "$(head -c 300 "$tmp/a")"; fi
+
+# 9. plots (when gnuplot is installed): the format from the name, the
+#    script beside the image (it draws the same image again), checks before
+#    the sweep, no file of the user's replaced unless the plot succeeded
+PS="scenarios/paper-single-link --set duration=20s --set warmup=5s --sweep udp_rate=0.5c..4c:3:log"
+# a sweep of 300 runs: minutes, so a refusal that comes at once came first
+SLOW="scenarios/twl-many-tcp --sweep udp_rate=0.1c..10c:100:log"
 if command -v gnuplot >/dev/null 2>&1; then
-	st=$(run "$CHOKE" sim scenarios/paper-single-link --set duration=20s --set warmup=5s \
-		--sweep udp_rate=0.5c..4c:3:log --plot "$tmp/p.png")
-	if [ "$st" = 0 ] && [ -s "$tmp/p.png" ] && head -c 8 "$tmp/p.png" | grep -q PNG; then ok plot
-	else bad plot "status $st $(cat "$tmp/err")"; fi
+	mkdir "$tmp/plots"
+	st=$(run "$CHOKE" sim $PS --plot "$tmp/plots/p.png")
+	cp "$tmp/out" "$tmp/report"
+	if [ "$st" = 0 ] && head -c 8 "$tmp/plots/p.png" | grep -q PNG && grep -q '^set output .p.png.$' "$tmp/plots/p.gp" &&
+		grep -q '^\$data << EOD$' "$tmp/plots/p.gp" && [ "$(ls -A "$tmp/plots" | tr '\n' ' ')" = "p.gp p.png " ]; then
+		cp "$tmp/plots/p.png" "$tmp/p0.png"
+		if (cd "$tmp/plots" && gnuplot p.gp) && cmp -s "$tmp/plots/p.png" "$tmp/p0.png"; then ok plot-png-and-its-script
+		else bad plot-png-and-its-script "gnuplot p.gp does not draw the same image"; fi
+	else bad plot-png-and-its-script "status $st $(cat "$tmp/err"; ls -A "$tmp/plots")"; fi
+	st=$(run "$CHOKE" sim $PS --plot "$tmp/plots/q.SVG")
+	if [ "$st" = 0 ] && grep -q '<svg' "$tmp/plots/q.SVG" && grep -q '^set terminal svg ' "$tmp/plots/q.gp"; then ok plot-svg
+	else bad plot-svg "status $st $(cat "$tmp/err")"; fi
+	st=$(run "$CHOKE" sim $PS --plot "$tmp/plots/r.pdf")
+	if [ "$st" = 0 ] && head -c 5 "$tmp/plots/r.pdf" | grep -q '%PDF'; then ok plot-pdf
+	else bad plot-pdf "status $st $(cat "$tmp/err")"; fi
+	# - : the PNG on standard output, the report on standard error
+	"$CHOKE" sim $PS --plot - >"$tmp/out" 2>"$tmp/err"
+	if head -c 8 "$tmp/out" | grep -q PNG && cmp -s "$tmp/err" "$tmp/report"; then ok plot-to-stdout
+	else bad plot-to-stdout "$(head -c 100 "$tmp/err")"; fi
+	# refused at once, before the sweep, with nothing written
+	printf 'name = plotted\nduration = 20s\nwarmup = 5s\n' >"$tmp/plots/in.png"
+	printf 'name = plotted\nduration = 20s\nwarmup = 5s\n' >"$tmp/plots/in2.gp"
+	ln -s in.png "$tmp/plots/link.png"
+	mkdir "$tmp/plots/dir.png"
+	printf 'old' >"$tmp/plots/old.png"
+	plotcase() {
+		name=$1
+		want=$2
+		shift 2
+		before=$(ls -A "$tmp/plots" | tr '\n' ' ')
+		st=$(run timeout 10 "$CHOKE" sim "$@")
+		if [ "$st" = 1 ] && grep -q -- "$want" "$tmp/err" && [ ! -s "$tmp/out" ] &&
+			[ "$(ls -A "$tmp/plots" | tr '\n' ' ')" = "$before" ]; then ok "plot-refused-$name"
+		else bad "plot-refused-$name" "status $st: $(cat "$tmp/err")"; fi
+	}
+	plotcase jpg 'name the file .png, .svg or .pdf' $SLOW --plot "$tmp/plots/x.jpg"
+	plotcase no-extension 'without an extension' $SLOW --plot "$tmp/plots/x"
+	plotcase no-directory "no directory $tmp/plots/nowhere" $SLOW --plot "$tmp/plots/nowhere/x.png"
+	plotcase unwritable "cannot write in /proc" $SLOW --plot /proc/x.png
+	plotcase directory 'is not a regular file' $SLOW --plot "$tmp/plots/dir.png"
+	plotcase input 'is the input' "$tmp/plots/in.png" --sweep udp_rate=1c,2c --plot "$tmp/plots/in.png"
+	plotcase input-by-link 'is the input' "$tmp/plots/in.png" --sweep udp_rate=1c,2c --plot "$tmp/plots/link.png"
+	plotcase input-script 'the gnuplot script) is the input' "$tmp/plots/in2.gp" --sweep udp_rate=1c,2c \
+		--plot "$tmp/plots/in2.png"
+	# gnuplot failing at the end leaves the old image as it was and no
+	# temporary file (a gnuplot that has the terminal but cannot draw)
+	mkdir "$tmp/fakebin"
+	printf '#!/bin/sh\n[ "$1" = -e ] && exit 0\necho "\"$1\" line 3: no room" >&2\nexit 1\n' >"$tmp/fakebin/gnuplot"
+	chmod +x "$tmp/fakebin/gnuplot"
+	PATH="$tmp/fakebin:$PATH" "$CHOKE" sim $PS --plot "$tmp/plots/old.png" >/dev/null 2>"$tmp/err"
+	st=$?
+	if [ "$st" = 1 ] && grep -q 'gnuplot failed (status 1): line 3: no room' "$tmp/err" &&
+		[ "$(cat "$tmp/plots/old.png")" = old ] && [ ! -e "$tmp/plots/old.gp" ] &&
+		[ -z "$(ls -A "$tmp/plots" | grep '^\.')" ]; then ok plot-failure-keeps-old-file
+	else bad plot-failure-keeps-old-file "status $st: $(cat "$tmp/err"; ls -A "$tmp/plots")"; fi
 else
 	echo "skip sim/plot: gnuplot not installed (apt-get install gnuplot-nox)"
 fi
+# without gnuplot: said before the sweep
+mkdir -p "$tmp/nognuplot"
+ln -s "$(command -v sh)" "$tmp/nognuplot/sh"
+st=$(PATH="$tmp/nognuplot" run "$(command -v timeout)" 10 "$CHOKE" sim $SLOW --plot "$tmp/x.png")
+if [ "$st" = 1 ] && grep -q 'apt-get install gnuplot-nox' "$tmp/err" && [ ! -s "$tmp/out" ]; then
+	ok plot-no-gnuplot-said-first
+else bad plot-no-gnuplot-said-first "status $st: $(cat "$tmp/err")"; fi
 
 # 10. bad input: a message naming the problem, exit status 1, no crash
 printf 'bottleneck_rate = 1mbit\nfrobnicate = 3\n' >"$tmp/unknown"
@@ -160,7 +266,86 @@ errcase jobs-bad 'jobs' sim scenarios/paper-single-link --jobs 0
 errcase json-and-csv 'not both' sim scenarios/paper-single-link --json --csv
 errcase no-scenario 'no scenario' sim
 errcase unknown-option 'unknown option' sim scenarios/paper-single-link --frob
-errcase demo-bad 'unknown argument' demo --frob
+errcase demo-bad 'unknown option --frob' demo --frob
+errcase demo-word 'unknown argument frob' demo frob
+
+# --seed: 0 to 2^64 - 1 as documented (was refused above 18446744073709551609,
+# and --open-loop above 2^32 - 1), the same in the error message
+for c in "sim:sim scenarios/paper-single-link --set duration=2s --set warmup=1s --json" \
+	"demo:demo --seconds 2 --json" "open-loop:demo --open-loop --seconds 2 --json"; do
+	name=${c%%:*}
+	c=${c#*:}
+	st=$(run "$CHOKE" $c --seed 18446744073709551615)
+	if [ "$st" = 0 ] && grep -q '"seed":18446744073709551615[,}]' "$tmp/out"; then
+		st=$(run "$CHOKE" $c --seed 18446744073709551616)
+		if [ "$st" = 1 ] && grep -q '\[0, 18446744073709551615\]' "$tmp/err" && [ ! -s "$tmp/out" ]; then
+			ok "seed-range-$name"
+		else bad "seed-range-$name" "2^64: status $st $(cat "$tmp/err")"; fi
+	else bad "seed-range-$name" "2^64-1: status $st $(cat "$tmp/err")"; fi
+done
+
+# a simulation far over the event budget is refused at once, naming the
+# estimate and --force (it ran for minutes without a word); --force runs it
+st=$(run timeout 20 "$CHOKE" sim scenarios/paper-single-link --set udp_rate=10tbit --json)
+if [ "$st" = 1 ] && grep -q 'about 2.5e+11 events' "$tmp/err" && grep -q -- '--force' "$tmp/err" &&
+	[ ! -s "$tmp/out" ]; then ok budget-refused
+else bad budget-refused "status $st: $(cat "$tmp/err")"; fi
+st=$(run timeout 20 "$CHOKE" sim scenarios/paper-single-link --sweep udp_rate=1c,10tbit --csv)
+if [ "$st" = 1 ] && grep -q 'udp_rate=10tbit, fifo: about' "$tmp/err" && [ ! -s "$tmp/out" ]; then
+	ok budget-refused-sweep-names-the-run
+else bad budget-refused-sweep-names-the-run "status $st: $(cat "$tmp/err")"; fi
+st=$(run timeout 2 "$CHOKE" sim scenarios/paper-single-link --set udp_rate=10tbit --force)
+if [ "$st" = 124 ]; then ok budget-force-runs
+else bad budget-force-runs "status $st (want 124: still running after 2 s): $(cat "$tmp/err")"; fi
+
+# progress and time left on standard error, never on standard output:
+# with --progress a line at the start and one at the end; on a terminal
+# (script(1) gives one) a line redrawn in place after half a second and
+# erased at the end
+TWL="scenarios/twl-many-tcp --set duration=30s --set warmup=10s --sweep udp_rate=0.5c,2c --csv"
+"$CHOKE" sim $TWL >"$tmp/a" 2>/dev/null
+st=$(run "$CHOKE" sim $TWL --progress --jobs 2)
+if [ "$st" = 0 ] && cmp -s "$tmp/a" "$tmp/out" && grep -q '^choke: sim: 0/6 runs, 0%, 0:00 elapsed$' "$tmp/err" &&
+	grep -q '^choke: sim: 6/6 runs, [0-9]*:[0-9][0-9]$' "$tmp/err"; then ok progress-on-stderr-only
+else bad progress-on-stderr-only "status $st: $(cat "$tmp/err")"; fi
+if command -v script >/dev/null 2>&1; then
+	LONG="scenarios/speed-1000 --set duration=40s --set warmup=5s --qdisc choke --json"
+	"$CHOKE" sim $LONG >"$tmp/a" 2>/dev/null
+	script -qec "'$CHOKE' sim $LONG >'$tmp/out'" "$tmp/tty" >/dev/null 2>&1
+	if cmp -s "$tmp/a" "$tmp/out" && grep -q "$(printf '\rchoke: sim: 0/1 run, [0-9]*%%, 0:0[0-9] elapsed, about [0-9:]* left\033\\[K')" "$tmp/tty" &&
+		grep -q "$(printf '\r\033\\[K')\$" "$tmp/tty"; then ok progress-on-a-terminal
+	else bad progress-on-a-terminal "$(od -c "$tmp/tty" | head -8)"; fi
+else
+	echo "skip sim/progress-on-a-terminal: no script(1)"
+fi
+
+# scenarios by name from anywhere: a copy of the binary run outside the
+# source tree finds them in $CHOKE_SCENARIO_PATH (as an installed one finds
+# share/choke/scenarios), with the same output; an unknown name lists the
+# directories searched and the scenarios there
+mkdir -p "$tmp/inst/bin" "$tmp/inst/share" "$tmp/elsewhere"
+cp "$CHOKE" "$tmp/inst/bin/choke"
+cp scenarios/* "$tmp/inst/share/"
+"$CHOKE" sim scenarios/multi-udp --set duration=30s --set warmup=10s --json >"$tmp/a" 2>&1
+(cd "$tmp/elsewhere" && CHOKE_SCENARIO_PATH="/nonexistent:$tmp/inst/share" "$tmp/inst/bin/choke" \
+	sim multi-udp --set duration=30s --set warmup=10s --json) >"$tmp/out" 2>"$tmp/err"
+if cmp -s "$tmp/a" "$tmp/out"; then ok scenario-by-name-outside-the-tree
+else bad scenario-by-name-outside-the-tree "$(cat "$tmp/err")"; fi
+(cd "$tmp/elsewhere" && CHOKE_SCENARIO_PATH="$tmp/inst/share" "$tmp/inst/bin/choke" sim no-such) \
+	>"$tmp/out" 2>"$tmp/err"
+st=$?
+if [ "$st" = 1 ] && grep -q "no scenario \"no-such\" in $tmp/inst/share, ./scenarios, .*share/choke/scenarios or the current directory; scenarios there: multi-udp, paper-single-link, speed-1000, tcp-fairness, twl-many-tcp" "$tmp/err"; then
+	ok scenario-unknown-lists-where-and-what
+else bad scenario-unknown-lists-where-and-what "status $st: $(cat "$tmp/err")"; fi
+
+# --help and -h: the usage on standard output, exit 0, nothing run
+for c in "sim --help" "sim -h" "demo --help" "demo -h" "demo --open-loop --help" \
+	"demo --open-loop -h" "sim scenarios/paper-single-link --json --help"; do
+	st=$(run "$CHOKE" $c)
+	if [ "$st" = 0 ] && grep -q '^usage: choke ' "$tmp/out" && [ ! -s "$tmp/err" ] &&
+		! grep -q '^{' "$tmp/out"; then ok "help: $c"
+	else bad "help: $c" "status $st: $(cat "$tmp/err")"; fi
+done
 
 st=$(run "$CHOKE" sim --keys)
 if [ "$st" = 0 ] && grep -q '^udp_rate ' "$tmp/out" && grep -q '^tcp_min_rto ' "$tmp/out"; then ok keys
@@ -184,6 +369,14 @@ assert sorted(e["kind"] for e in p["flows"][:4]) == ["udp"] * 4, p["flows"][:4]
 print("4 UDP flows at 2c: plain %.3f, adaptive %.3f" % (plain["share"]["udp"], ada["share"]["udp"]))
 PY
 if [ $? = 0 ]; then ok "variants-and-penalised: $(cat "$tmp/py")"; else bad variants-and-penalised "$(tail -3 "$tmp/py" "$tmp/err")"; fi
+
+# golden outputs: every scenario, seed, discipline and format byte for byte
+# as recorded in tests/sim/golden/SHA256SUMS (tests/sim-golden.sh)
+if CHOKE="$CHOKE" sh "$(dirname "$0")/sim-golden.sh" >"$tmp/golden" 2>&1; then
+	ok "golden: $(grep -v '^ok' "$tmp/golden" | tail -1)"
+else
+	bad golden "$(grep -v '^ok' "$tmp/golden" | head -20)"
+fi
 
 echo "sim: $n tests, $fails failed"
 [ $fails = 0 ]

@@ -7,9 +7,11 @@
 #include "choke/params.h"
 
 int cmd_params(int argc, char **argv);
-int cmd_demo(int argc, char **argv);
+/* `choke sim` and `choke demo` (the paper's comparison in the simulator):
+ * cmd_sim.c; `choke demo --open-loop`: cmd_demo_open_loop.c */
 int cmd_sim(int argc, char **argv);
-int cmd_sim_demo(int argc, char **argv); /* `choke demo`: cmd_sim.c */
+int cmd_demo(int argc, char **argv);
+int cmd_demo_open_loop(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_bridge(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

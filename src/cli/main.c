@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "params"))
 		return cmd_params(argc - 1, argv + 1);
 	if (!strcmp(cmd, "demo"))
-		return cmd_sim_demo(argc - 1, argv + 1);
+		return cmd_demo(argc - 1, argv + 1);
 	if (!strcmp(cmd, "sim"))
 		return cmd_sim(argc - 1, argv + 1);
 	if (!strcmp(cmd, "bridge"))

@@ -772,6 +772,8 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 		s.now = ev.t;
 		on_event(&s, ev.ref);
 		events++;
+		if (!(events & 0xffff) && c->progress_hook)
+			c->progress_hook(c->progress_ctx, s.now);
 	}
 	if (s.failed) {
 		teardown(&s);
@@ -800,6 +802,51 @@ void sim_result_free(struct sim_result *res)
 {
 	free(res->flows);
 	res->flows = NULL;
+}
+
+double sim_estimate_events(const struct sim_config *c)
+{
+	double secs = (double)c->duration_ns * 1e-9, size = c->pkt_size ? c->pkt_size : 1;
+	double btl_pps = (double)c->btl_bps / (8 * size), udp_pps = 0, per_s;
+	uint32_t i;
+
+	for (i = 0; i < c->nflows; i++)
+		if (c->flows[i].cls == SIM_UDP)
+			udp_pps += c->flows[i].rate_bps / (8 * size);
+	/* a data packet through the bottleneck: arrival, end of transmission,
+	 * delivery, its ACK; a UDP packet: its emission and arrival (those
+	 * the bottleneck sends are in the first term) */
+	per_s = 4 * btl_pps + 2 * udp_pps;
+	if (c->sample_ns)
+		per_s += 1e9 / (double)c->sample_ns;
+	return secs * per_s + 2.0 * c->nflows;
+}
+
+double sim_estimate_memory(const struct sim_config *c)
+{
+	double rtt = 0, inflight, bytes;
+	uint32_t i, lim = 0;
+
+	for (i = 0; i < c->nflows; i++) {
+		double d = 2e-9 * (double)(c->flows[i].access_delay_ns + c->btl_delay_ns);
+
+		if (d > rtt)
+			rtt = d;
+		lim += c->flows[i].access_limit && c->flows[i].access_limit < 8 ?
+			       c->flows[i].access_limit : 8;
+	}
+	/* the queue, a round trip of the bottleneck's packets, and a few
+	 * packets per flow on its access link; the pool of records doubles as
+	 * it grows */
+	inflight = c->qcfg.limit + (double)c->btl_bps / (8.0 * (c->pkt_size ? c->pkt_size : 1)) *
+					   (rtt + 0.01) + lim;
+	bytes = 8e6; /* the process itself */
+	bytes += (double)choke_ring_bytes(c->qcfg.limit);
+	bytes += (double)c->nflows * (sizeof(struct sim_flow) + 2 * sizeof(struct sim_flow_result) +
+				      sizeof(struct sim_flow_cfg) + 128);
+	bytes += 2 * inflight * sizeof(struct sim_pkt);
+	bytes += 2.0 * (4.0 * c->nflows + 4096) * sizeof(struct sim_ev);
+	return bytes;
 }
 
 double sim_jain(const double *x, uint32_t n)
@@ -832,48 +879,4 @@ double sim_choke_fluid_share(double x)
 			hi = z;
 	}
 	return log(z) / (z + log(z));
-}
-
-/* a[2] (the first group of children) on a 64-byte boundary */
-static struct sim_ev *heap_place(void *mem)
-{
-	uintptr_t p = ((uintptr_t)mem + 2 * sizeof(struct sim_ev) + 63) & ~(uintptr_t)63;
-
-	return (struct sim_ev *)(p - 2 * sizeof(struct sim_ev));
-}
-
-int sim_heap_init(struct sim_heap *h, size_t cap)
-{
-	memset(h, 0, sizeof(*h));
-	h->mem = malloc((cap + 2) * sizeof(*h->a) + 64);
-	if (!h->mem)
-		return -1;
-	h->a = heap_place(h->mem);
-	h->cap = cap;
-	return 0;
-}
-
-void sim_heap_free(struct sim_heap *h)
-{
-	free(h->mem);
-	h->mem = NULL;
-	h->a = NULL;
-	h->n = h->cap = 0;
-}
-
-int sim_heap_grow(struct sim_heap *h)
-{
-	size_t cap = h->cap * 2;
-	void *mem = malloc((cap + 2) * sizeof(*h->a) + 64);
-	struct sim_ev *a;
-
-	if (!mem)
-		return -1;
-	a = heap_place(mem);
-	memcpy(a + 1, h->a + 1, h->n * sizeof(*a));
-	free(h->mem);
-	h->mem = mem;
-	h->a = a;
-	h->cap = cap;
-	return 0;
 }

@@ -4,7 +4,9 @@
  * number breaks ties), so a run is a pure function of its inputs.
  *
  * An event is 16 bytes: its time, its sequence number and a 32-bit
- * reference the engine decodes (a type in the top 4 bits, an index below).
+ * reference that the heap does not interpret (the engine keeps a type in
+ * the top 4 bits and an index below). The heap is self-contained: its
+ * memory functions are in heap.c and it calls nothing of the engine.
  * Node i's children are 4i-2 .. 4i+1 (the root is 1), and the array is
  * placed so that each group of four children fills one 64-byte cache line:
  * a pop reads one line per level, and there are half as many levels as in
@@ -19,7 +21,7 @@
 struct sim_ev {
 	uint64_t t;   /* ns */
 	uint32_t seq; /* scheduling order, for ties */
-	uint32_t ref; /* what happens: see engine.c */
+	uint32_t ref; /* what happens: opaque to the heap */
 };
 
 struct sim_heap {

@@ -663,3 +663,34 @@ void sim_report_speed(FILE *f, const struct sim_run *r, int n)
 		n, n == 1 ? "" : "s", w, c, ev, w > 0 ? ev / w : 0, c > 0 ? ev / c : 0, pk,
 		w > 0 ? pk / w : 0, c > 0 ? pk / c : 0);
 }
+
+int sim_batch_write(FILE *f, const struct sim_batch *b, const struct sim_write_opts *o)
+{
+	switch (b->kind) {
+	case SIM_BATCH_SWEEP:
+		if (o->format == SIM_FMT_JSON)
+			sim_sweep_json(f, b->sweep.key, b->runs, b->npoints, b->nq, o->speed);
+		else if (o->format == SIM_FMT_CSV)
+			sim_summary_csv(f, b->sweep.key, b->runs, b->n);
+		else
+			sim_sweep_text(f, b->sweep.key, b->runs, b->npoints, b->nq);
+		break;
+	case SIM_BATCH_COMPARE:
+		if (o->format == SIM_FMT_JSON)
+			sim_compare_json(f, b->runs, b->n, o->speed);
+		else if (o->format == SIM_FMT_CSV)
+			sim_summary_csv(f, NULL, b->runs, b->n);
+		else
+			sim_compare_text(f, b->runs, b->n);
+		break;
+	default:
+		if (o->format == SIM_FMT_JSON)
+			sim_report_json(f, &b->runs[0], o->speed);
+		else if (o->format == SIM_FMT_CSV)
+			sim_report_csv(f, &b->runs[0]);
+		else
+			sim_report_text(f, &b->runs[0], o->all_flows);
+		break;
+	}
+	return fflush(f) || ferror(f) ? -1 : 0;
+}

@@ -1,21 +1,28 @@
 /*
  * Reports of simulator runs: the human table, JSON and CSV, for one run,
- * a comparison of disciplines, and sweeps.
+ * a comparison of disciplines, and sweeps. They write to a stdio stream
+ * the caller owns and print nothing else.
  */
 #ifndef CHOKE_SIM_REPORT_H
 #define CHOKE_SIM_REPORT_H
 
 #include <stdio.h>
 
+#include "runner.h"
 #include "scenario.h"
 #include "sim.h"
 
-struct sim_run {
-	struct sim_setup setup;
-	struct sim_result res;
-	char value[64]; /* sweep: the swept key's value */
-	double x;       /* sweep: its number */
+enum sim_format { SIM_FMT_TEXT = 0, SIM_FMT_JSON = 1, SIM_FMT_CSV = 2 };
+
+struct sim_write_opts {
+	int format;    /* enum sim_format */
+	int all_flows; /* text: list every flow even when there are many */
+	int speed;     /* JSON: add the wall-clock figures */
 };
+
+/* The report of a batch in its kind's layout (the functions below). 0, or
+ * -1 if writing to f failed. */
+int sim_batch_write(FILE *f, const struct sim_batch *b, const struct sim_write_opts *o);
 
 /* The fluid model's UDP share for this run, or a negative number when it
  * does not apply (not CHOKe, or not exactly one UDP flow). */

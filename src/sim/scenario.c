@@ -74,6 +74,16 @@ static int err_at(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
+void sim_scenario_write_keys(FILE *f)
+{
+	unsigned i;
+
+	for (i = 0; i < sim_scenario_nkeys; i++)
+		fprintf(f, "%-22s %-28s %s\n", sim_scenario_keys[i].name,
+			sim_scenario_keys[i].def[0] ? sim_scenario_keys[i].def : "\"\"",
+			sim_scenario_keys[i].help);
+}
+
 int sim_scenario_key(const char *name)
 {
 	unsigned i;
@@ -209,24 +219,44 @@ int sim_parse_rate(const char *s, double cap_bps, double *bps)
 	return 0;
 }
 
+/* A whole number: digits, or a decimal number with an exponent that is a
+ * whole number (1e6, 2.5e3: what "%g" prints), up to 2^53 in that form. */
 static int parse_uint(const char *s, double lo, double hi, uint64_t *out)
 {
-	const char *p = s;
+	const char *p = s, *u;
 	uint64_t v = 0;
+	double d;
 
 	if (!*p)
 		return -1;
-	for (; *p; p++) {
-		if (!isdigit((unsigned char)*p))
+	if (strpbrk(s, "eE")) {
+		if (parse_number(s, &d, &u) || *u || d < 0 || d != floor(d) || d > 9007199254740992.0)
 			return -1;
-		if (v > (UINT64_MAX - 9) / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(*p - '0');
+		v = (uint64_t)d;
+	} else {
+		for (; *p; p++) {
+			uint64_t digit = (uint64_t)(*p - '0');
+
+			if (!isdigit((unsigned char)*p) || v > (UINT64_MAX - digit) / 10)
+				return -1;
+			v = v * 10 + digit;
+		}
 	}
 	if ((double)v < lo || (double)v > hi)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/* A bound of a key for messages: every digit, and 2^64 - 1 (which a double
+ * holds as 2^64) as itself. */
+static const char *bound(double b, char *buf, size_t len)
+{
+	if (b >= 18446744073709551615.0)
+		snprintf(buf, len, "%llu", (unsigned long long)UINT64_MAX);
+	else
+		snprintf(buf, len, "%.0f", b);
+	return buf;
 }
 
 static int parse_frac(const char *s, double *v)
@@ -394,7 +424,7 @@ int sim_scenario_set(struct sim_scenario *sc, const char *key, const char *value
 {
 	int i = sim_scenario_key(key);
 	const struct sim_key *k;
-	char *v;
+	char *v, lo[32], hi[32];
 
 	if (i < 0)
 		return err_at(err, errlen, "%s: unknown key \"%s\" (choke sim --keys lists them)",
@@ -404,8 +434,9 @@ int sim_scenario_set(struct sim_scenario *sc, const char *key, const char *value
 		return err_at(err, errlen, "%s: %s: value too long", where, key);
 	if (check_value(k, value)) {
 		if (k->type == SIM_KT_UINT || (k->type == SIM_KT_SIZE && k->max > 0))
-			return err_at(err, errlen, "%s: %s = \"%s\": expected %s in [%.0f, %.0f]",
-				      where, key, value, type_hint(k->type), k->min, k->max);
+			return err_at(err, errlen, "%s: %s = \"%s\": expected %s in [%s, %s]",
+				      where, key, value, type_hint(k->type),
+				      bound(k->min, lo, sizeof(lo)), bound(k->max, hi, sizeof(hi)));
 		return err_at(err, errlen, "%s: %s = \"%s\": expected %s", where, key,
 			      value, type_hint(k->type));
 	}
@@ -520,6 +551,18 @@ int sim_scenario_load(struct sim_scenario *sc, const char *path, char *err,
 	r = sim_scenario_parse(sc, text, path, err, errlen);
 	free(text);
 	return r;
+}
+
+int sim_scenario_builtin(struct sim_scenario *sc, char *err, size_t errlen)
+{
+	if (sim_scenario_init(sc))
+		return err_at(err, errlen, "out of memory");
+	if (sim_scenario_parse(sc, sim_paper_scenario, "(built-in paper-single-link)", err,
+			       errlen)) {
+		sim_scenario_free(sc);
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- resolution ---- */

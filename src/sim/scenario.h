@@ -10,6 +10,7 @@
 #define CHOKE_SIM_SCENARIO_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "choke/params.h"
 #include "sim.h"
@@ -65,6 +66,9 @@ int sim_scenario_init(struct sim_scenario *sc);
 void sim_scenario_free(struct sim_scenario *sc);
 int sim_scenario_copy(struct sim_scenario *dst, const struct sim_scenario *src);
 
+/* The keys, their defaults and meanings, one per line (choke sim --keys). */
+void sim_scenario_write_keys(FILE *f);
+
 /* Index of a key, or -1. */
 int sim_scenario_key(const char *name);
 
@@ -84,6 +88,32 @@ int sim_scenario_load(struct sim_scenario *sc, const char *path, char *err,
 		      size_t errlen);
 int sim_scenario_parse(struct sim_scenario *sc, const char *text, const char *path,
 		       char *err, size_t errlen);
+
+/* The directory of the installed scenarios, compiled into scenario_find.c
+ * as CHOKE_SCENARIO_DIR (make install puts the shipped ones there). */
+extern const char sim_scenario_dir[];
+
+/*
+ * Find the scenario called name. A name with a '/' is a path, used as it
+ * is. Otherwise the first regular file NAME in: each directory of
+ * $CHOKE_SCENARIO_PATH (a colon-separated list), ./scenarios, installed_dir
+ * (NULL: sim_scenario_dir), then the current directory; failing those,
+ * paper-single-link is the built-in copy. Returns 1 with the file in path,
+ * 0 for the built-in copy, or -1 with a message listing the directories
+ * searched and the scenarios found in them.
+ */
+int sim_scenario_find(const char *name, const char *installed_dir, char *path, size_t pathlen,
+		      char *err, size_t errlen);
+
+/* Initialise sc and load the scenario called name (sim_scenario_find).
+ * path receives the file read ("" for the built-in copy). 0, or -1 with a
+ * message (sc is then freed). */
+int sim_scenario_open(struct sim_scenario *sc, const char *name, char *path, size_t pathlen,
+		      char *err, size_t errlen);
+
+/* Initialise sc with the built-in paper-single-link. 0, or -1 with a
+ * message (sc is then freed). */
+int sim_scenario_builtin(struct sim_scenario *sc, char *err, size_t errlen);
 
 /* Check everything and build the run. 0, or -1 with a message. */
 int sim_scenario_resolve(const struct sim_scenario *sc, struct sim_setup *out,

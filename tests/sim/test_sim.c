@@ -3,15 +3,19 @@
  * (loss recovery, NewReno partial ACKs, timeouts and backoff, Karn's rule,
  * the RTT estimator, delayed ACKs, ECN), the same behaviours through the
  * engine with injected losses, the scenario parser's errors, determinism
- * and the fluid model's figures.
+ * and the fluid model's figures; the runner's tests are in test_runner.c.
  *
  * Usage: sim-tests [NAME-SUBSTRING...]
  */
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "../../src/sim/heap.h"
 #include "../../src/sim/scenario.h"
 #include "../../src/sim/sim.h"
 #include "../../src/sim/tcp.h"
@@ -725,7 +729,10 @@ static void t_scenario_errors(void)
 		{ "udp_rate = -2c\n", "udp_rate" },
 		{ "udp_rate = 0\n", "udp_rate" },
 		{ "tcp_flows = -1\n", "tcp_flows" },
-		{ "tcp_flows = 1e3\n", "tcp_flows" },
+		{ "tcp_flows = 1.25e1\n", "tcp_flows" },
+		{ "tcp_flows = 1e7\n", "tcp_flows" },
+		{ "tcp_flows = 1e\n", "tcp_flows" },
+		{ "tcp_flows = 1e99999\n", "tcp_flows" },
 		{ "tcp_flows = 2000000\n", "tcp_flows" },
 		{ "duration = 10 s\n", "duration" },
 		{ "duration = 10s\nwarmup = 20s\n", "warmup" },
@@ -801,12 +808,117 @@ static void t_scenario_values(void)
 	CHECK_EQ(st.cfg.qcfg.kind, CHOKE_KIND_FIFO);
 	CHECK_EQ(st.cfg.qcfg.limit, 300);
 	sim_setup_free(&st);
+	/* whole numbers as "%g" prints them */
+	REQUIRE(!resolve_text("tcp_flows = 1e1\ntcp_access_limit = 2.5e+06\n", &st, err, sizeof(err)));
+	CHECK_EQ(st.ntcp, 10);
+	CHECK_EQ(st.flows[0].access_limit, 2500000);
+	sim_setup_free(&st);
 	/* the built-in paper scenario resolves */
 	REQUIRE(!resolve_text(sim_paper_scenario, &st, err, sizeof(err)));
 	CHECK_EQ(st.ntcp, 32);
 	CHECK_EQ(st.nudp, 1);
 	CHECK_EQ(st.cfg.qcfg.Wlog, 9);
 	sim_setup_free(&st);
+}
+
+/* ---- scenarios by name ---- */
+
+static void touch(const char *dir, const char *name)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("tcp_flows = 2\n", f);
+		fclose(f);
+	}
+}
+
+static int found(const char *name, const char *inst, const char *want)
+{
+	char path[4200], err[1024];
+	int r = sim_scenario_find(name, inst, path, sizeof(path), err, sizeof(err));
+
+	if (r == 1 && !strcmp(path, want))
+		return 1;
+	fprintf(stderr, "FAIL %s: %s gave %d \"%s\" (want \"%s\") %s\n", tl_current, name, r,
+		path, want, r < 0 ? err : "");
+	return 0;
+}
+
+static void t_scenario_find(void)
+{
+	char base[] = "/tmp/choke-find-XXXXXX", d[6][64], inst[64], path[4200], err[2048];
+	static const char *const sub[6] = { "a", "b", "inst", "cwd", "cwd/scenarios", "a/dir" };
+	const char *old = getenv("CHOKE_SCENARIO_PATH");
+	char env[256], *saved = old ? strdup(old) : NULL;
+	int here, i;
+
+	REQUIRE(mkdtemp(base));
+	here = open(".", O_RDONLY);
+	REQUIRE(here >= 0);
+	for (i = 0; i < 6; i++) {
+		snprintf(d[i], sizeof(d[i]), "%s/%s", base, sub[i]);
+		REQUIRE(!mkdir(d[i], 0755));
+	}
+	snprintf(inst, sizeof(inst), "%s", d[2]);
+	touch(d[0], "x");
+	touch(d[1], "x");
+	touch(d[1], "y");
+	touch(d[4], "x");
+	touch(d[4], "y");
+	touch(d[4], "z");
+	touch(inst, "w");
+	touch(inst, "z");
+	touch(d[3], "v");
+	touch(d[3], "w");
+	REQUIRE(!chdir(d[3]));
+	/* $CHOKE_SCENARIO_PATH (empty entries skipped, directories skipped),
+	 * ./scenarios, the installed directory, the current directory */
+	snprintf(env, sizeof(env), "%s::%s", d[0], d[1]);
+	setenv("CHOKE_SCENARIO_PATH", env, 1);
+	snprintf(path, sizeof(path), "%s/x", d[0]);
+	CHECK(found("x", inst, path));
+	snprintf(path, sizeof(path), "%s/y", d[1]);
+	CHECK(found("y", inst, path));
+	CHECK(found("z", inst, "./scenarios/z"));
+	snprintf(path, sizeof(path), "%s/w", inst);
+	CHECK(found("w", inst, path));
+	CHECK(found("v", inst, "v"));
+	/* a directory is not a scenario */
+	CHECK_EQ(sim_scenario_find("dir", inst, path, sizeof(path), err, sizeof(err)), -1);
+	CHECK(found("sub/none", inst, "sub/none")); /* a path as it is */
+	CHECK_EQ(sim_scenario_find("paper-single-link", inst, path, sizeof(path), err, sizeof(err)), 0);
+	/* not found: where it looked and what is there */
+	CHECK_EQ(sim_scenario_find("nope", inst, path, sizeof(path), err, sizeof(err)), -1);
+	CHECK(strstr(err, "no scenario \"nope\" in ") != NULL);
+	CHECK(strstr(err, d[0]) && strstr(err, d[1]) && strstr(err, "./scenarios") &&
+	      strstr(err, inst) && strstr(err, "current directory"));
+	CHECK(strstr(err, "scenarios there: w, x, y, z (and paper-single-link is built in)") != NULL);
+	/* without the variable: ./scenarios first; the compiled-in directory */
+	unsetenv("CHOKE_SCENARIO_PATH");
+	CHECK(found("x", inst, "./scenarios/x"));
+	CHECK_EQ(sim_scenario_find("nope", NULL, path, sizeof(path), err, sizeof(err)), -1);
+	CHECK(strstr(err, sim_scenario_dir) != NULL);
+	if (saved)
+		setenv("CHOKE_SCENARIO_PATH", saved, 1);
+	free(saved);
+	CHECK(!fchdir(here));
+	close(here);
+	{
+		static const char *const files[] = { "a/x", "b/x", "b/y", "cwd/scenarios/x",
+			"cwd/scenarios/y", "cwd/scenarios/z", "inst/w", "inst/z", "cwd/v", "cwd/w" };
+
+		for (i = 0; i < (int)(sizeof(files) / sizeof(files[0])); i++) {
+			snprintf(path, sizeof(path), "%s/%s", base, files[i]);
+			unlink(path);
+		}
+		for (i = 5; i >= 0; i--)
+			rmdir(d[i]);
+		rmdir(base);
+	}
 }
 
 /* ---- whole runs ---- */
@@ -893,7 +1005,42 @@ static void t_fluid_model(void)
 	CHECK(fabs(sim_choke_fluid_share(0.01) - 0.01 / 1.02) < 2e-5);
 }
 
+/* ---- the event queue on its own (no engine) ---- */
+
+static void t_heap_order_ties_growth(void)
+{
+	struct sim_heap h;
+	struct sim_ev e, prev;
+	uint64_t x = 88172645463325252ull;
+	int i, n = 0;
+
+	REQUIRE(!sim_heap_init(&h, 4));
+	CHECK(sim_heap_top(&h) == NULL);
+	CHECK(sim_heap_pop(&h, &e) == -1);
+	/* 20000 events with many equal times: grows from 4 slots */
+	for (i = 0; i < 20000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		REQUIRE(!sim_heap_push(&h, x % 500, (uint32_t)i));
+	}
+	CHECK_EQ(h.n, 20000);
+	CHECK_EQ(h.pushed, 20000);
+	CHECK(h.cap > 20000);
+	while (!sim_heap_pop(&h, &e)) {
+		if (n) {
+			/* time order; at the same time, the order of scheduling */
+			CHECK(prev.t < e.t || (prev.t == e.t && prev.ref < e.ref));
+		}
+		prev = e;
+		n++;
+	}
+	CHECK_EQ(n, 20000);
+	sim_heap_free(&h);
+}
+
 static const struct tl_test sim_tests[] = {
+	{ "sim/heap-order-ties-growth", t_heap_order_ties_growth },
 	{ "sim/tcp-slow-start-and-avoidance", t_slow_start },
 	{ "sim/tcp-single-loss-fast-retransmit", t_single_loss_fast_retransmit },
 	{ "sim/tcp-newreno-partial-acks", t_newreno_partial_acks },
@@ -911,11 +1058,14 @@ static const struct tl_test sim_tests[] = {
 	{ "sim/engine-delack-timer", t_engine_delack_timer },
 	{ "sim/scenario-errors", t_scenario_errors },
 	{ "sim/scenario-values", t_scenario_values },
+	{ "sim/scenario-find-by-name", t_scenario_find },
 	{ "sim/deterministic", t_deterministic },
 	{ "sim/choke-bounds-udp-share", t_choke_bounds_udp },
 	{ "sim/fluid-model", t_fluid_model },
 	{ NULL, NULL },
 };
+
+extern const struct tl_test runner_tests[]; /* test_runner.c */
 
 static int selected(const char *name, int argc, char **argv)
 {
@@ -933,10 +1083,13 @@ static int selected(const char *name, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	const struct tl_test *const tables[] = { sim_tests, runner_tests };
 	const struct tl_test *t;
 	int run = 0, failed = 0;
+	size_t k;
 
-	for (t = sim_tests; t->name; t++) {
+	for (k = 0; k < sizeof(tables) / sizeof(tables[0]); k++)
+	for (t = tables[k]; t->name; t++) {
 		int before = tl_failures;
 		clock_t c0 = clock();
 

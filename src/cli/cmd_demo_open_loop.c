@@ -1,7 +1,7 @@
 /*
- * choke demo: the main job's built-in default. One heavy unresponsive flow
- * at twice the capacity of a 10 Mbit/s bottleneck plus 20 light Poisson
- * flows, through FIFO, RED and CHOKe with the same parameters.
+ * choke demo --open-loop: the open-loop workload (workload.c). One heavy
+ * unresponsive flow at twice the capacity of a 10 Mbit/s bottleneck plus 20
+ * light Poisson flows, through FIFO, RED and CHOKe with the same parameters.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +33,9 @@ static uint64_t drops_of(const struct wl_flow_result *f)
 	       f->drop_forced + f->drop_limit;
 }
 
-static void demo_usage(void)
+static void demo_usage(FILE *f)
 {
-	fprintf(stderr, "usage: choke demo [--seconds N] [--seed N] [--json]\n");
+	fprintf(f, "usage: choke demo --open-loop [--seconds N] [--seed N] [--json]\n");
 }
 
 static int parse_num(const char *opt, const char *s, double lo, double hi, double *v)
@@ -48,6 +48,28 @@ static int parse_num(const char *opt, const char *s, double lo, double hi, doubl
 			opt, lo, hi, s);
 		return -1;
 	}
+	return 0;
+}
+
+/* A seed: 0 to 2^64 - 1, every digit kept (as `choke sim --seed`). */
+static int parse_seed(const char *s, uint64_t *v)
+{
+	const char *p;
+	uint64_t x = 0;
+
+	for (p = s; *p; p++) {
+		uint64_t digit = (uint64_t)(*p - '0');
+
+		if (*p < '0' || *p > '9' || x > (UINT64_MAX - digit) / 10)
+			break;
+		x = x * 10 + digit;
+	}
+	if (p == s || *p) {
+		fprintf(stderr, "choke: demo: --seed needs a whole number in [0, %llu], not \"%s\"\n",
+			(unsigned long long)UINT64_MAX, s);
+		return -1;
+	}
+	*v = x;
 	return 0;
 }
 
@@ -162,7 +184,7 @@ static void print_json(const struct wl_config *wc, struct wl_result *res,
 	printf("]}\n");
 }
 
-int cmd_demo(int argc, char **argv)
+int cmd_demo_open_loop(int argc, char **argv)
 {
 	static const char *const names[3] = { "FIFO", "RED", "CHOKe" };
 	static const char *const json_names[3] = { "fifo", "red", "choke" };
@@ -170,22 +192,26 @@ int cmd_demo(int argc, char **argv)
 	struct wl_config wc;
 	struct wl_result res[3];
 	struct choke_params prm[3];
-	double seconds = 30, seed = 1;
+	double seconds = 30;
+	uint64_t seed = 1;
 	int json = 0, i, d, rc = 0;
 	char line[256];
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			demo_usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
 		} else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
 			if (parse_num("--seconds", argv[++i], 2, 3600, &seconds))
 				return 1;
 		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-			if (parse_num("--seed", argv[++i], 0, 4294967295.0, &seed))
+			if (parse_seed(argv[++i], &seed))
 				return 1;
 		} else {
 			fprintf(stderr, "choke: demo: unknown argument %s\n", argv[i]);
-			demo_usage();
+			demo_usage(stderr);
 			return 1;
 		}
 	}
@@ -193,7 +219,7 @@ int cmd_demo(int argc, char **argv)
 	flows[0] = (struct wl_flow_spec){ 20e6, 0, 1000, 0 };
 	for (i = 1; i < DEMO_FLOWS; i++)
 		flows[i] = (struct wl_flow_spec){ 0.2e6, 1, 1000, 0 };
-	wc = (struct wl_config){ 10e6, seconds, seconds / 6, (uint64_t)seed,
+	wc = (struct wl_config){ 10e6, seconds, seconds / 6, seed,
 				 DEMO_FLOWS, flows };
 
 	for (d = 0; d < 3; d++) {
