@@ -3,7 +3,7 @@
 #   make            library (static + shared), the `choke` command
 #   make demo       the main job on its built-in default
 #   make check      every test (gcc, clang, ASan+UBSan, valgrind)
-#   make bench      the benchmark (docs/performance.md)
+#   make bench      builds and runs choke-bench (docs/performance.md)
 #   make install PREFIX=/usr/local DESTDIR=
 
 VERSION_MAJOR := 0
@@ -25,11 +25,13 @@ LIB_CFLAGS := $(BASE_CFLAGS) -fPIC
 LDLIBS := -lm
 PCAP_LIBS := -lpcap
 
-DPDK := $(shell pkg-config --exists libdpdk 2>/dev/null && echo yes)
-ifeq ($(DPDK),yes)
-DPDK_CFLAGS := -DHAVE_DPDK $(shell pkg-config --cflags libdpdk) -Wno-shadow -Wno-strict-prototypes -Wno-missing-prototypes
-DPDK_LIBS := -lrte_sched -lrte_eal
-endif
+# DPDK is the benchmark's alone (its rte_red peer; docs/performance.md).
+# Deferred (=): evaluated when choke-bench is compiled, after tools/deps.sh
+# has had its chance to install libdpdk-dev.
+DPDK = $(shell pkg-config --exists libdpdk 2>/dev/null && echo yes)
+DPDK_CFLAGS = $(if $(DPDK),-DHAVE_DPDK $(shell pkg-config --cflags libdpdk) \
+	-Wno-shadow -Wno-strict-prototypes -Wno-missing-prototypes)
+DPDK_LIBS = $(if $(DPDK),-lrte_sched -lrte_eal)
 
 CORE_SRC := src/core/choke.c src/core/hh.c
 PKT_SRC := src/pkt/flow.c src/pkt/ecn.c src/pkt/csum.c
@@ -38,7 +40,7 @@ LIB_SRC := $(CORE_SRC) $(PKT_SRC) $(PARAMS_SRC)
 CLI_SRC := src/cli/main.c src/cli/cmd_params.c src/cli/cmd_demo.c \
 	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c \
 	src/cli/cmd_bridge.c src/bridge/bridge.c src/bridge/afp.c
-BENCH_SRC := bench/bench.c bench/bench_pkt.c
+BENCH_SRC := bench/main.c bench/bench.c bench/bench_pkt.c
 # the simulator (src/sim/) and `choke sim`
 SIM_SRC := src/sim/engine.c src/sim/tcp.c src/sim/scenario.c src/sim/report.c
 CLI_SRC += src/cli/cmd_sim.c $(SIM_SRC)
@@ -47,6 +49,10 @@ TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
 	tests/test_model.c tests/test_params.c tests/test_red.c tests/test_pkt.c \
 	tests/test_hh.c
 HDRS := $(wildcard include/choke/*.h src/*/*.h tests/*.h bench/*.h)
+
+# where `make install` puts the scenarios; compiled into the simulator, which
+# looks there after $$CHOKE_SCENARIO_PATH and ./scenarios
+SCENARIO_DIR = $(PREFIX)/share/choke/scenarios
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(PKT_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ := $(CORE_OBJ) $(PARAMS_SRC:%.c=$(BUILD)/%.o)
@@ -61,6 +67,7 @@ CHOKE := $(BUILD)/choke
 TESTS := $(BUILD)/choke-tests
 MKPCAP := $(BUILD)/mkpcap
 BLAST := $(BUILD)/choke-blast
+BENCH := $(BUILD)/choke-bench
 SIM_TESTS := $(BUILD)/sim-tests
 
 .PHONY: all demo check check-one bench bench-fwd install uninstall clean fuzz
@@ -82,6 +89,16 @@ $(BUILD)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 
+# The simulator knows the installed scenario directory: its objects are
+# rebuilt when PREFIX changes ($(BUILD)/prefix holds the last one).
+$(BUILD)/src/sim/%.o: LIB_CFLAGS += -DCHOKE_SCENARIO_DIR='"$(SCENARIO_DIR)"'
+$(SIM_SRC:%.c=$(BUILD)/%.o): $(BUILD)/prefix
+$(BUILD)/prefix: FORCE
+	@mkdir -p $(BUILD)
+	@[ "$$(cat $@ 2>/dev/null)" = '$(PREFIX)' ] || echo '$(PREFIX)' >$@
+.PHONY: FORCE
+FORCE:
+
 $(STATIC): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
@@ -91,8 +108,14 @@ $(SHARED): $(LIB_OBJ)
 	ln -sf libchoke.so.$(VERSION) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/libchoke.so
 
-$(CHOKE): $(CLI_OBJ) $(BENCH_OBJ) $(STATIC)
-	$(CC) $(SAN) -o $@ $(CLI_OBJ) $(BENCH_OBJ) $(STATIC) $(DPDK_LIBS) $(PCAP_LIBS) $(LDLIBS)
+# the installed command: libc, libm and libpcap only (tests/install.sh)
+$(CHOKE): $(CLI_OBJ) $(STATIC)
+	$(CC) $(SAN) -o $@ $(CLI_OBJ) $(STATIC) $(PCAP_LIBS) $(LDLIBS)
+
+# the benchmarks (not installed): the core, flow keys, the replay, DPDK's rte_red
+$(BENCH): $(BENCH_OBJ) $(BUILD)/src/replay/replay.o $(STATIC)
+	$(CC) $(SAN) -o $@ $(BENCH_OBJ) $(BUILD)/src/replay/replay.o $(STATIC) \
+		$(DPDK_LIBS) $(PCAP_LIBS) $(LDLIBS)
 
 $(TESTS): $(TEST_OBJ) $(STATIC)
 	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
@@ -144,7 +167,7 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 	done
 
 # One configuration: build and run the test binary and the CLI tests.
-check-one: $(TESTS) $(CHOKE) $(MKPCAP) $(DRIVERS) $(SIM_TESTS)
+check-one: $(TESTS) $(CHOKE) $(BENCH) $(MKPCAP) $(DRIVERS) $(SIM_TESTS)
 	./$(TESTS)
 	./$(SIM_TESTS)
 	for t in $(FUZZ_TARGETS); do ./$(BUILD)/fuzz-driver-$$t fuzz/corpus/$$t/* \
@@ -152,6 +175,7 @@ check-one: $(TESTS) $(CHOKE) $(MKPCAP) $(DRIVERS) $(SIM_TESTS)
 	CHOKE=./$(CHOKE) sh tests/cli.sh
 	CHOKE=./$(CHOKE) MKPCAP=./$(MKPCAP) sh tests/replay.sh
 	CHOKE=./$(CHOKE) sh tests/sim.sh
+	BENCH=./$(BENCH) CHOKE=./$(CHOKE) sh tests/bench.sh
 
 # Every configuration CI cares about.
 check:
@@ -181,14 +205,14 @@ kmod:
 check-kernel:
 	sh tests/kernel/check-kernel.sh
 
-bench: $(CHOKE)
-	./$(CHOKE) bench
+bench: $(BENCH)
+	./$(BENCH)
 
 # choke bridge against the kernel's bridge on the same veths (root)
 bench-fwd: $(CHOKE) $(BLAST)
 	CHOKE=./$(CHOKE) BLAST=./$(BLAST) sh bench/fwd.sh
 
-install: all
+install: all $(BUILD)/choke.pc
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/choke \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 		$(DESTDIR)$(PREFIX)/share/man/man1
@@ -198,15 +222,21 @@ install: all
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libchoke.so
 	install -m 644 include/choke/*.h $(DESTDIR)$(PREFIX)/include/choke/
 	install -m 755 $(CHOKE) $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' choke.pc.in \
-		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/choke.pc
+	install -m 644 $(BUILD)/choke.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 644 man/choke.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(SCENARIO_DIR)
+	install -m 644 $(wildcard scenarios/*) $(DESTDIR)$(SCENARIO_DIR)/
+	$(if $(DESTDIR),,-ldconfig 2>/dev/null)
+
+$(BUILD)/choke.pc: choke.pc.in $(BUILD)/prefix
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' choke.pc.in >$@.tmp
+	mv $@.tmp $@
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libchoke.* $(DESTDIR)$(PREFIX)/bin/choke \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/choke.pc \
 		$(DESTDIR)$(PREFIX)/share/man/man1/choke.1
-	rm -rf $(DESTDIR)$(PREFIX)/include/choke
+	rm -rf $(DESTDIR)$(PREFIX)/include/choke $(DESTDIR)$(PREFIX)/share/choke
 
 clean:
 	rm -rf build
