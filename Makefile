@@ -1,10 +1,14 @@
 # libchoke: the CHOKe queue discipline. Plain make; see README.md.
 #
 #   make            library (static + shared), the `choke` command
-#   make demo       the main job on its built-in default
+#   make demo       the main job on its built-in default (needs only a C compiler)
 #   make check      every test (gcc, clang, ASan+UBSan, valgrind)
 #   make bench      builds and runs choke-bench (docs/performance.md)
 #   make install PREFIX=/usr/local DESTDIR=
+#
+# Each goal first runs tools/deps.sh for the Debian packages it needs: as
+# root it installs what is missing, otherwise it prints the apt-get line
+# and stops. DEPS=no skips that.
 
 VERSION_MAJOR := 0
 VERSION := 0.1.0
@@ -69,23 +73,40 @@ MKPCAP := $(BUILD)/mkpcap
 BLAST := $(BUILD)/choke-blast
 BENCH := $(BUILD)/choke-bench
 SIM_TESTS := $(BUILD)/sim-tests
+DEMO := $(BUILD)/choke-demo
+# `choke demo` alone, for `make demo`: the simulator and libchoke, no libpcap
+DEMO_SRC := src/cli/demo_main.c src/cli/cmd_sim.c src/cli/cmd_demo.c \
+	src/cli/workload.c src/cli/cmd_params.c
+DEMO_OBJ := $(DEMO_SRC:%.c=$(BUILD)/%.o) $(SIM_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: all demo check check-one bench bench-fwd install uninstall clean fuzz
-all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST)
+all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST) $(DEMO)
 
-$(BUILD)/src/core/%.o: src/core/%.c $(HDRS)
+# The packages of the goals on the command line (tools/deps.sh TARGET):
+# check-one is check's; anything but the names below (all, install, a
+# file) is build's; clean and uninstall need none.
+DEPS ?= yes
+DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel
+deps_of = $(if $(filter check-one,$1),check,$(if $(filter $(DEPS_GOALS),$1),$1,$(if \
+	$(filter clean uninstall,$1),,build)))
+DEPS_FOR := $(sort $(foreach g,$(or $(MAKECMDGOALS),all),$(call deps_of,$g)))
+.PHONY: deps
+deps:
+	@$(if $(filter no,$(DEPS))$(if $(DEPS_FOR),,none),:,sh tools/deps.sh $(DEPS_FOR))
+
+$(BUILD)/src/core/%.o: src/core/%.c $(HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -c $< -o $@
 
-$(BUILD)/src/pkt/%.o: src/pkt/%.c $(HDRS)
+$(BUILD)/src/pkt/%.o: src/pkt/%.c $(HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -c $< -o $@
 
-$(BUILD)/bench/%.o: bench/%.c $(HDRS)
+$(BUILD)/bench/%.o: bench/%.c $(HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(DPDK_CFLAGS) -c $< -o $@
 
-$(BUILD)/%.o: %.c $(HDRS)
+$(BUILD)/%.o: %.c $(HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 
@@ -120,17 +141,22 @@ $(BENCH): $(BENCH_OBJ) $(BUILD)/src/replay/replay.o $(STATIC)
 $(TESTS): $(TEST_OBJ) $(STATIC)
 	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
 
-$(BLAST): bench/blast.c src/bridge/afp.c $(STATIC) $(HDRS)
+$(BLAST): bench/blast.c src/bridge/afp.c $(STATIC) $(HDRS) | deps
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ bench/blast.c src/bridge/afp.c $(STATIC) $(LDLIBS)
 
-$(SIM_TESTS): $(SIM_TEST_SRC) $(SIM_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(HDRS)
+$(SIM_TESTS): $(SIM_TEST_SRC) $(SIM_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(HDRS) | deps
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ $(SIM_TEST_SRC) $(SIM_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(LDLIBS)
 
-$(MKPCAP): tests/mkpcap.c tests/pktbuild.h $(STATIC)
+$(MKPCAP): tests/mkpcap.c tests/pktbuild.h $(STATIC) | deps
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/mkpcap.c $(STATIC) $(LDLIBS)
 
-demo: $(CHOKE)
-	./$(CHOKE) demo
+# libc and libm only: `make demo` works on a machine with nothing but a C
+# compiler (tests/fresh.sh); its output is `choke demo`'s (tests/demo.sh)
+$(DEMO): $(DEMO_OBJ) $(STATIC)
+	$(CC) $(SAN) -o $@ $(DEMO_OBJ) $(STATIC) $(LDLIBS)
+
+demo: $(DEMO) | deps
+	./$(DEMO)
 
 # Fuzz targets: each with its driver (replays files, used by check) and,
 # with clang, its libFuzzer build (make fuzz).
@@ -144,17 +170,17 @@ FUZZ_FLAGS := -std=c11 -g -O1 -Iinclude -D_GNU_SOURCE \
 FUZZ_LIB_SRC := $(LIB_SRC)
 DRIVERS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz-driver-%)
 
-$(BUILD)/fuzz-driver-%: fuzz/driver.c fuzz/fuzz_%.c $(STATIC) $(HDRS) src/replay/replay.c
+$(BUILD)/fuzz-driver-%: fuzz/driver.c fuzz/fuzz_%.c $(STATIC) $(HDRS) src/replay/replay.c | deps
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ fuzz/driver.c $(FUZZ_SRC_$*) $(STATIC) \
 		$(PCAP_LIBS) $(LDLIBS)
 
-build/fuzz/fuzz_%: fuzz/fuzz_%.c $(HDRS) $(FUZZ_LIB_SRC) src/replay/replay.c
+build/fuzz/fuzz_%: fuzz/fuzz_%.c $(HDRS) $(FUZZ_LIB_SRC) src/replay/replay.c | deps
 	@mkdir -p build/fuzz
 	clang $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC_$*) $(FUZZ_LIB_SRC) $(PCAP_LIBS) -lm
 
 # Run every target for FUZZ_SECONDS from the seed corpus; a crash fails
 # (its input is left in build/fuzz/crash-TARGET-*: add it to fuzz/regress/).
-fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
+fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%) | deps
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p build/fuzz/corpus-$$t; \
 		echo "fuzz $$t for $(FUZZ_SECONDS) s"; \
@@ -167,7 +193,7 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 	done
 
 # One configuration: build and run the test binary and the CLI tests.
-check-one: $(TESTS) $(CHOKE) $(BENCH) $(MKPCAP) $(DRIVERS) $(SIM_TESTS)
+check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) | deps
 	./$(TESTS)
 	./$(SIM_TESTS)
 	for t in $(FUZZ_TARGETS); do ./$(BUILD)/fuzz-driver-$$t fuzz/corpus/$$t/* \
@@ -176,9 +202,10 @@ check-one: $(TESTS) $(CHOKE) $(BENCH) $(MKPCAP) $(DRIVERS) $(SIM_TESTS)
 	CHOKE=./$(CHOKE) MKPCAP=./$(MKPCAP) sh tests/replay.sh
 	CHOKE=./$(CHOKE) sh tests/sim.sh
 	BENCH=./$(BENCH) CHOKE=./$(CHOKE) sh tests/bench.sh
+	DEMO=./$(DEMO) CHOKE=./$(CHOKE) sh tests/demo.sh
 
 # Every configuration CI cares about.
-check:
+check: | deps
 	$(MAKE) --no-print-directory check-one BUILD=build/gcc CC=gcc
 	$(MAKE) --no-print-directory check-one BUILD=build/clang CC=clang
 	$(MAKE) --no-print-directory check-one BUILD=build/asan CC=clang OPT=-O1 \
@@ -199,17 +226,17 @@ check:
 # headers or KDIR=...; and its User-Mode Linux harness (not part of check:
 # it builds a kernel; .ci/run runs it after check).
 .PHONY: kmod check-kernel
-kmod:
+kmod: | deps
 	$(MAKE) -C kmod $(if $(KDIR),KDIR=$(KDIR))
 
-check-kernel:
+check-kernel: | deps
 	sh tests/kernel/check-kernel.sh
 
-bench: $(BENCH)
+bench: $(BENCH) | deps
 	./$(BENCH)
 
 # choke bridge against the kernel's bridge on the same veths (root)
-bench-fwd: $(CHOKE) $(BLAST)
+bench-fwd: $(CHOKE) $(BLAST) | deps
 	CHOKE=./$(CHOKE) BLAST=./$(BLAST) sh bench/fwd.sh
 
 install: all $(BUILD)/choke.pc
