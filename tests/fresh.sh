@@ -28,14 +28,15 @@ if [ ! -s "$img" ]; then
 	command -v mmdebstrap >/dev/null 2>&1 || sh "$top/tools/deps.sh" fresh || exit 2
 	mkdir -p "$cache"
 	say "building the image (once): mmdebstrap --variant=minbase --include=$INCLUDE bookworm"
-	if ! mmdebstrap --variant=minbase --include="$INCLUDE" bookworm "$img.$$" \
+	# (the .tar ending tells mmdebstrap to write a tarball)
+	if ! mmdebstrap --variant=minbase --include="$INCLUDE" bookworm "$cache/partial.$$.tar" \
 		${FRESH_MIRROR:+"$FRESH_MIRROR"} >"$cache/build.log" 2>&1; then
 		tail -5 "$cache/build.log" >&2
-		rm -f "$img.$$"
+		rm -f "$cache/partial.$$.tar"
 		echo "fresh: could not build the image (log: $cache/build.log)" >&2
 		exit 2
 	fi
-	mv "$img.$$" "$img"
+	mv "$cache/partial.$$.tar" "$img"
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/choke-fresh.XXXXXX") || exit 2
