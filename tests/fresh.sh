@@ -102,8 +102,8 @@ else
 fi
 needed=$(in_root 'readelf -d build/choke-demo' | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
 case "$needed" in
-"libc.so.6 libm.so.6 ") echo "ok   fresh/needed: $needed" ;;
+"libc.so.6 libm.so.6 ") echo "ok   fresh/needed: choke-demo needs $needed" ;;
 *) bad needed "choke-demo needs: $needed" ;;
 esac
-say "fresh: $fails failed"
+say "$fails failed"
 [ $fails = 0 ]
