@@ -44,6 +44,8 @@ LIB_SRC := $(CORE_SRC) $(PKT_SRC) $(PARAMS_SRC)
 CLI_SRC := src/cli/main.c src/cli/cmd_params.c src/cli/cmd_demo.c \
 	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c \
 	src/cli/cmd_bridge.c src/bridge/bridge.c src/bridge/afp.c
+# output files written through a temporary and a rename (src/util/outfile.h)
+CLI_SRC += src/util/outfile.c
 BENCH_SRC := bench/main.c bench/bench.c bench/bench_pkt.c
 # the simulator (src/sim/) and `choke sim`
 SIM_SRC := src/sim/engine.c src/sim/tcp.c src/sim/scenario.c src/sim/report.c

@@ -244,7 +244,8 @@ int choke_bench_pkt_main(int argc, char **argv)
 		o.q = p.cfg;
 		o.seed = 1;
 		t0 = now_s();
-		if (replay_run(&o, &r)) {
+		if (replay_run(&o, &r, err, sizeof(err))) {
+			fprintf(stderr, "choke-bench pkt: replay: %s\n", err);
 			unlink(path);
 			return 1;
 		}

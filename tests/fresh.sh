@@ -63,8 +63,10 @@ cp /etc/resolv.conf "$root/etc/" 2>/dev/null
 in_root() {
 	unshare --mount --propagation private sh -c '
 		r=$1; shift
-		mount --rbind /dev "$r/dev" && mount -t proc proc "$r/proc" &&
-			mount -t sysfs sys "$r/sys" || exit 2
+		# the root a mount point of its own, as on a machine (ip netns
+		# remounts / ); then the kernel file systems
+		mount --bind "$r" "$r" && mount --rbind /dev "$r/dev" &&
+			mount -t proc proc "$r/proc" && mount -t sysfs sys "$r/sys" || exit 2
 		exec env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			chroot "$r" /bin/sh -c "cd /root/src && $1"' sh "$root" "$1"
