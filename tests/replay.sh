@@ -353,6 +353,21 @@ if [ $? = 0 ] && grep -q "^usage: choke replay" "$tmp/o"; then ok help-short; el
 expect_fail seed-negative "--seed" --seed -1 "$tmp/burst.pcap"
 expect_fail top-too-big "--top" --top 99999999999 "$tmp/burst.pcap"
 expect_fail rate-too-high "10tbit" --rate 20tbit "$tmp/burst.pcap"
+"$CHOKE" replay "$tmp/burst.pcap" choke limit 100 min 10 max 30 burst 20 bandwidth 20tbit >"$tmp/o" 2>"$tmp/e"
+if [ $? = 1 ] && grep -q "from 8bit to 10tbit to be the link's rate" "$tmp/e"; then
+	ok bandwidth-as-rate-range; else bad bandwidth-as-rate-range "$(cat "$tmp/e")"; fi
+expect_fail too-many-words "too many words" "$tmp/burst.pcap" choke $(seq 1 71)
+expect_fail unknown-option "unknown option --frob" --frob "$tmp/burst.pcap"
+expect_fail option-needs-value "--seed needs a value" --seed
+"$CHOKE" replay >"$tmp/o" 2>"$tmp/e"
+if [ $? = 1 ] && grep -q "no capture file given" "$tmp/e"; then ok no-file; else bad no-file "$(cat "$tmp/e")"; fi
+ln -s "$tmp/nothing" "$tmp/w/dangling.pcap"
+expect_fail write-dangling-link "symbolic link to a missing file" --write "$tmp/w/dangling.pcap" "$tmp/burst.pcap"
+cp "$tmp/burst.pcap" "$tmp/b2.pcap"
+"$CHOKE" replay --rate 8mbit --write - "$tmp/b2.pcap" >>"$tmp/b2.pcap" 2>"$tmp/e"
+if [ $? = 1 ] && grep -q "standard output is the file being read" "$tmp/e" &&
+	cmp -s "$tmp/b2.pcap" "$tmp/burst.pcap"; then ok write-stdout-onto-input
+else bad write-stdout-onto-input "$(cat "$tmp/e")"; fi
 
 # 13. the human report
 if "$CHOKE" replay --rate 10mbit "$tmp/heavy.pcap" >"$tmp/o" 2>"$tmp/e" &&
