@@ -38,6 +38,7 @@
 #include "pktbuild.h"
 
 static FILE *out;
+static char tmp[4096];
 static int nano = 1;
 static uint32_t snaplen = 65535;
 
@@ -273,9 +274,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: mkpcap SCENARIO OUT\n");
 		return 2;
 	}
-	out = fopen(argv[2], "wb");
+	/* OUT appears whole or not at all: written beside it, then renamed */
+	snprintf(tmp, sizeof(tmp), "%s.mkpcap-%ld", argv[2], (long)getpid());
+	out = fopen(tmp, "wb");
 	if (!out) {
-		perror(argv[2]);
+		perror(tmp);
 		return 1;
 	}
 	if (!strcmp(argv[1], "burst")) {
@@ -365,10 +368,13 @@ int main(int argc, char **argv)
 		v6cut(62);
 	} else {
 		fprintf(stderr, "mkpcap: unknown scenario %s\n", argv[1]);
+		fclose(out);
+		unlink(tmp);
 		return 2;
 	}
-	if (fclose(out)) {
+	if (ferror(out) | fclose(out) || rename(tmp, argv[2])) {
 		perror(argv[2]);
+		unlink(tmp);
 		return 1;
 	}
 	return 0;
