@@ -57,7 +57,7 @@ TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
 HDRS := $(wildcard include/choke/*.h src/*/*.h tests/*.h bench/*.h)
 
 # where `make install` puts the scenarios; compiled into the simulator, which
-# looks there after $$CHOKE_SCENARIO_PATH and ./scenarios
+# looks there after $CHOKE_SCENARIO_PATH and ./scenarios
 SCENARIO_DIR = $(PREFIX)/share/choke/scenarios
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(PKT_SRC:%.c=$(BUILD)/%.o)
