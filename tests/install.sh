@@ -1,7 +1,8 @@
 #!/bin/sh
 # make install into a staging directory, then check what a user gets: the
 # files, the soname, a `choke` that needs only libc, libm and libpcap (no
-# DPDK), the scenarios, `choke sim` by scenario name from another directory,
+# DPDK), the scenarios, `choke sim` by scenario name from another directory
+# (the search itself is src/sim's),
 # and README.md's library example compiled as printed against the staged
 # install through pkg-config (shared and static).
 set -eu
@@ -56,7 +57,15 @@ echo "$out" | awk '$1 == "sent" && $2 + 0 + $4 == 2000 && $4 > 0 { ok = 1 } END 
 	fail "README's example printed \"$out\""
 [ "$("$d/example-static")" = "$out" ] || fail "static and shared examples differ"
 
-# the staged command, from another directory
+# the staged command, from another directory; scenarios by name: the staged
+# copy through $CHOKE_SCENARIO_PATH (the directory compiled in is the final
+# PREFIX's, /usr/share/choke/scenarios, which must be in the binary)
 (cd "$d" && "$d/usr/bin/choke" params limit 100 bandwidth 10mbit >/dev/null) ||
 	fail "choke params from the staged install"
-echo "ok   install: files, soname, NEEDED ($needed), $n scenarios, README's example ($out)"
+sim=$(cd "$d" && CHOKE_SCENARIO_PATH="$d/usr/share/choke/scenarios" \
+	"$d/usr/bin/choke" sim multi-udp --set duration=5s 2>&1) ||
+	fail "choke sim multi-udp from $d: $sim"
+echo "$sim" | grep -q "multi-udp" || fail "choke sim multi-udp printed: $sim"
+strings "$d/usr/bin/choke" | grep -Fqx /usr/share/choke/scenarios ||
+	fail "the installed choke does not know /usr/share/choke/scenarios (CHOKE_SCENARIO_DIR)"
+echo "ok   install: files, soname, NEEDED ($needed), $n scenarios found from elsewhere, README's example ($out)"
