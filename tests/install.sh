@@ -63,7 +63,7 @@ echo "$out" | awk '$1 == "sent" && $2 + 0 + $4 == 2000 && $4 > 0 { ok = 1 } END 
 (cd "$d" && "$d/usr/bin/choke" params limit 100 bandwidth 10mbit >/dev/null) ||
 	fail "choke params from the staged install"
 sim=$(cd "$d" && CHOKE_SCENARIO_PATH="$d/usr/share/choke/scenarios" \
-	"$d/usr/bin/choke" sim multi-udp --set duration=5s 2>&1) ||
+	"$d/usr/bin/choke" sim multi-udp --set duration=5s --set warmup=1s 2>&1) ||
 	fail "choke sim multi-udp from $d: $sim"
 echo "$sim" | grep -q "multi-udp" || fail "choke sim multi-udp printed: $sim"
 strings "$d/usr/bin/choke" | grep -Fqx /usr/share/choke/scenarios ||
