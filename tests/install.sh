@@ -7,7 +7,6 @@
 # install through pkg-config (shared and static).
 set -eu
 BUILD=${BUILD:-build/gcc}
-top=$(pwd)
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT INT TERM
 fail() { echo "FAIL install: $*"; exit 1; }
