@@ -1,10 +1,14 @@
 # libchoke: the CHOKe queue discipline. Plain make; see README.md.
 #
 #   make            library (static + shared), the `choke` command
-#   make demo       the main job on its built-in default
+#   make demo       the main job on its built-in default (needs only a C compiler)
 #   make check      every test (gcc, clang, ASan+UBSan, valgrind)
-#   make bench      the benchmark (docs/performance.md)
+#   make bench      builds and runs choke-bench (docs/performance.md)
 #   make install PREFIX=/usr/local DESTDIR=
+#
+# Each goal first runs tools/deps.sh for the Debian packages it needs: as
+# root it installs what is missing, otherwise it prints the apt-get line
+# and stops. DEPS=no skips that.
 
 VERSION_MAJOR := 0
 VERSION := 0.1.0
@@ -25,11 +29,13 @@ LIB_CFLAGS := $(BASE_CFLAGS) -fPIC
 LDLIBS := -lm
 PCAP_LIBS := -lpcap
 
-DPDK := $(shell pkg-config --exists libdpdk 2>/dev/null && echo yes)
-ifeq ($(DPDK),yes)
-DPDK_CFLAGS := -DHAVE_DPDK $(shell pkg-config --cflags libdpdk) -Wno-shadow -Wno-strict-prototypes -Wno-missing-prototypes
-DPDK_LIBS := -lrte_sched -lrte_eal
-endif
+# DPDK is the benchmark's alone (its rte_red peer; docs/performance.md).
+# Deferred (=): evaluated when choke-bench is compiled, after tools/deps.sh
+# has had its chance to install libdpdk-dev.
+DPDK = $(shell pkg-config --exists libdpdk 2>/dev/null && echo yes)
+DPDK_CFLAGS = $(if $(DPDK),-DHAVE_DPDK $(shell pkg-config --cflags libdpdk) \
+	-Wno-shadow -Wno-strict-prototypes -Wno-missing-prototypes)
+DPDK_LIBS = $(if $(DPDK),-lrte_sched -lrte_eal)
 
 CORE_SRC := src/core/choke.c src/core/hh.c
 PKT_SRC := src/pkt/flow.c src/pkt/ecn.c src/pkt/csum.c
@@ -42,7 +48,9 @@ BRIDGE_SRC := src/bridge/bridge.c src/bridge/runtime.c src/bridge/config.c \
 CLI_SRC := src/cli/main.c src/cli/opt.c src/cli/cmd_params.c src/cli/cmd_demo_open_loop.c \
 	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c \
 	src/cli/cmd_bridge.c $(BRIDGE_SRC)
-BENCH_SRC := bench/bench.c bench/bench_pkt.c
+# output files written through a temporary and a rename (src/util/outfile.h)
+CLI_SRC += src/util/outfile.c
+BENCH_SRC := bench/main.c bench/bench.c bench/bench_pkt.c
 # the simulator (src/sim/) and `choke sim`
 SIM_SRC := src/sim/engine.c src/sim/heap.c src/sim/tcp.c src/sim/scenario.c \
 	src/sim/scenario_find.c src/sim/report.c src/sim/sweep.c src/sim/runner.c \
@@ -53,6 +61,10 @@ TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
 	tests/test_model.c tests/test_params.c tests/test_red.c tests/test_pkt.c \
 	tests/test_hh.c tests/test_opt.c src/cli/opt.c
 HDRS := $(wildcard include/choke/*.h src/*/*.h tests/*.h bench/*.h)
+
+# where `make install` puts the scenarios; compiled into the simulator, which
+# looks there after $CHOKE_SCENARIO_PATH and ./scenarios
+SCENARIO_DIR = $(PREFIX)/share/choke/scenarios
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(PKT_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ := $(CORE_OBJ) $(PARAMS_SRC:%.c=$(BUILD)/%.o)
@@ -67,27 +79,55 @@ CHOKE := $(BUILD)/choke
 TESTS := $(BUILD)/choke-tests
 MKPCAP := $(BUILD)/mkpcap
 BLAST := $(BUILD)/choke-blast
+BENCH := $(BUILD)/choke-bench
 SIM_TESTS := $(BUILD)/sim-tests
 BRIDGE_TESTS := $(BUILD)/bridge-tests
+DEMO := $(BUILD)/choke-demo
+# `choke demo` alone, for `make demo`: the simulator and libchoke, no libpcap
+DEMO_SRC := src/cli/demo_main.c src/cli/cmd_sim.c src/cli/cmd_demo_open_loop.c \
+	src/cli/workload.c src/cli/cmd_params.c src/cli/opt.c
+DEMO_OBJ := $(DEMO_SRC:%.c=$(BUILD)/%.o) $(SIM_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: all demo check check-one bench bench-fwd install uninstall clean fuzz
-all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST)
+all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST) $(DEMO)
 
-$(BUILD)/src/core/%.o: src/core/%.c $(HDRS)
+# The packages of the goals on the command line (tools/deps.sh TARGET):
+# check-one is check's; anything but the names below (all, install, a
+# file) is build's; clean and uninstall need none.
+DEPS ?= yes
+DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel
+deps_of = $(if $(filter check-one,$1),check,$(if $(filter $(DEPS_GOALS),$1),$1,$(if \
+	$(filter clean uninstall,$1),,build)))
+DEPS_FOR := $(sort $(foreach g,$(or $(MAKECMDGOALS),all),$(call deps_of,$g)))
+.PHONY: deps
+deps:
+	@$(if $(filter no,$(DEPS))$(if $(DEPS_FOR),,none),:,sh tools/deps.sh $(DEPS_FOR))
+
+$(BUILD)/src/core/%.o: src/core/%.c $(HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -c $< -o $@
 
-$(BUILD)/src/pkt/%.o: src/pkt/%.c $(HDRS)
+$(BUILD)/src/pkt/%.o: src/pkt/%.c $(HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -c $< -o $@
 
-$(BUILD)/bench/%.o: bench/%.c $(HDRS)
+$(BUILD)/bench/%.o: bench/%.c $(HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(DPDK_CFLAGS) -c $< -o $@
 
-$(BUILD)/%.o: %.c $(HDRS)
+$(BUILD)/%.o: %.c $(HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+# The simulator knows the installed scenario directory: its objects are
+# rebuilt when PREFIX changes ($(BUILD)/prefix holds the last one).
+$(BUILD)/src/sim/%.o: LIB_CFLAGS += -DCHOKE_SCENARIO_DIR='"$(SCENARIO_DIR)"'
+$(SIM_SRC:%.c=$(BUILD)/%.o): $(BUILD)/prefix
+$(BUILD)/prefix: FORCE
+	@mkdir -p $(BUILD)
+	@[ "$$(cat $@ 2>/dev/null)" = '$(PREFIX)' ] || echo '$(PREFIX)' >$@
+.PHONY: FORCE
+FORCE:
 
 $(STATIC): $(LIB_OBJ)
 	rm -f $@
@@ -98,16 +138,22 @@ $(SHARED): $(LIB_OBJ)
 	ln -sf libchoke.so.$(VERSION) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/libchoke.so
 
-$(CHOKE): $(CLI_OBJ) $(BENCH_OBJ) $(STATIC)
-	$(CC) $(SAN) -o $@ $(CLI_OBJ) $(BENCH_OBJ) $(STATIC) $(DPDK_LIBS) $(PCAP_LIBS) $(LDLIBS)
+# the installed command: libc, libm and libpcap only (tests/install.sh)
+$(CHOKE): $(CLI_OBJ) $(STATIC)
+	$(CC) $(SAN) -o $@ $(CLI_OBJ) $(STATIC) $(PCAP_LIBS) $(LDLIBS)
+
+# the benchmarks (not installed): the core, flow keys, the replay, DPDK's rte_red
+$(BENCH): $(BENCH_OBJ) $(BUILD)/src/replay/replay.o $(STATIC)
+	$(CC) $(SAN) -o $@ $(BENCH_OBJ) $(BUILD)/src/replay/replay.o $(STATIC) \
+		$(DPDK_LIBS) $(PCAP_LIBS) $(LDLIBS)
 
 $(TESTS): $(TEST_OBJ) $(STATIC)
 	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
 
-$(BLAST): bench/blast.c src/bridge/afp.c $(STATIC) $(HDRS)
+$(BLAST): bench/blast.c src/bridge/afp.c $(STATIC) $(HDRS) | deps
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ bench/blast.c src/bridge/afp.c $(STATIC) $(LDLIBS)
 
-$(SIM_TESTS): $(SIM_TEST_SRC) $(SIM_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(HDRS)
+$(SIM_TESTS): $(SIM_TEST_SRC) $(SIM_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(HDRS) | deps
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ $(SIM_TEST_SRC) $(SIM_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(LDLIBS)
 
 # the bridge's rooms on in-memory rings (no root): tests/bridge/
@@ -115,11 +161,16 @@ $(BRIDGE_TESTS): tests/bridge/test_bridge.c $(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STA
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/bridge/test_bridge.c \
 		$(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(LDLIBS)
 
-$(MKPCAP): tests/mkpcap.c tests/pktbuild.h $(STATIC)
+$(MKPCAP): tests/mkpcap.c tests/pktbuild.h $(STATIC) | deps
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/mkpcap.c $(STATIC) $(LDLIBS)
 
-demo: $(CHOKE)
-	./$(CHOKE) demo
+# libc and libm only: `make demo` works on a machine with nothing but a C
+# compiler (tests/fresh.sh); its output is `choke demo`'s (tests/demo.sh)
+$(DEMO): $(DEMO_OBJ) $(STATIC)
+	$(CC) $(SAN) -o $@ $(DEMO_OBJ) $(STATIC) $(LDLIBS)
+
+demo: $(DEMO) | deps
+	./$(DEMO)
 
 # Fuzz targets: each with its driver (replays files, used by check) and,
 # with clang, its libFuzzer build (make fuzz).
@@ -136,14 +187,14 @@ FUZZ_FLAGS := -std=c11 -g -O1 -Iinclude -D_GNU_SOURCE \
 FUZZ_LIB_SRC := $(LIB_SRC)
 DRIVERS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz-driver-%)
 
-$(BUILD)/fuzz-driver-%: fuzz/driver.c fuzz/fuzz_%.c $(STATIC) $(HDRS) src/replay/replay.c
+$(BUILD)/fuzz-driver-%: fuzz/driver.c fuzz/fuzz_%.c $(STATIC) $(HDRS) src/replay/replay.c | deps
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ fuzz/driver.c $(FUZZ_SRC_$*) $(STATIC) \
 		$(PCAP_LIBS) $(LDLIBS)
 
 $(BUILD)/fuzz-driver-scenario $(BUILD)/fuzz-driver-set build/fuzz/fuzz_scenario \
 	build/fuzz/fuzz_set: $(SIM_SRC) fuzz/sim_check.h
 
-build/fuzz/fuzz_%: fuzz/fuzz_%.c $(HDRS) $(FUZZ_LIB_SRC) src/replay/replay.c
+build/fuzz/fuzz_%: fuzz/fuzz_%.c $(HDRS) $(FUZZ_LIB_SRC) src/replay/replay.c | deps
 	@mkdir -p build/fuzz
 	clang $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC_$*) $(FUZZ_LIB_SRC) $(PCAP_LIBS) -lm
 
@@ -151,7 +202,7 @@ $(BUILD)/fuzz-driver-ctl build/fuzz/fuzz_ctl: src/bridge/control.c src/bridge/co
 
 # Run every target for FUZZ_SECONDS from the seed corpus; a crash fails
 # (its input is left in build/fuzz/crash-TARGET-*: add it to fuzz/regress/).
-fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
+fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%) | deps
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p build/fuzz/corpus-$$t; \
 		echo "fuzz $$t for $(FUZZ_SECONDS) s"; \
@@ -164,7 +215,7 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 	done
 
 # One configuration: build and run the test binary and the CLI tests.
-check-one: $(TESTS) $(CHOKE) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) $(BRIDGE_TESTS)
+check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) $(BRIDGE_TESTS) | deps
 	./$(TESTS)
 	./$(SIM_TESTS)
 	./$(BRIDGE_TESTS)
@@ -174,9 +225,11 @@ check-one: $(TESTS) $(CHOKE) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) $(BRIDGE_TESTS)
 	CHOKE=./$(CHOKE) sh tests/bridge-cli.sh
 	CHOKE=./$(CHOKE) MKPCAP=./$(MKPCAP) sh tests/replay.sh
 	CHOKE=./$(CHOKE) sh tests/sim.sh
+	BENCH=./$(BENCH) CHOKE=./$(CHOKE) sh tests/bench.sh
+	DEMO=./$(DEMO) CHOKE=./$(CHOKE) sh tests/demo.sh
 
 # Every configuration CI cares about.
-check:
+check: | deps
 	$(MAKE) --no-print-directory check-one BUILD=build/gcc CC=gcc
 	$(MAKE) --no-print-directory check-one BUILD=build/clang CC=clang
 	$(MAKE) --no-print-directory check-one BUILD=build/asan CC=clang OPT=-O1 \
@@ -197,20 +250,20 @@ check:
 # headers or KDIR=...; and its User-Mode Linux harness (not part of check:
 # it builds a kernel; .ci/run runs it after check).
 .PHONY: kmod check-kernel
-kmod:
+kmod: | deps
 	$(MAKE) -C kmod $(if $(KDIR),KDIR=$(KDIR))
 
-check-kernel:
+check-kernel: | deps
 	sh tests/kernel/check-kernel.sh
 
-bench: $(CHOKE)
-	./$(CHOKE) bench
+bench: $(BENCH) | deps
+	./$(BENCH)
 
 # choke bridge against the kernel's bridge on the same veths (root)
-bench-fwd: $(CHOKE) $(BLAST)
+bench-fwd: $(CHOKE) $(BLAST) | deps
 	CHOKE=./$(CHOKE) BLAST=./$(BLAST) sh bench/fwd.sh
 
-install: all
+install: all $(BUILD)/choke.pc
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/choke \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 		$(DESTDIR)$(PREFIX)/share/man/man1
@@ -220,15 +273,21 @@ install: all
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libchoke.so
 	install -m 644 include/choke/*.h $(DESTDIR)$(PREFIX)/include/choke/
 	install -m 755 $(CHOKE) $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' choke.pc.in \
-		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/choke.pc
+	install -m 644 $(BUILD)/choke.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 644 man/choke.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(SCENARIO_DIR)
+	install -m 644 $(wildcard scenarios/*) $(DESTDIR)$(SCENARIO_DIR)/
+	$(if $(DESTDIR),,-ldconfig 2>/dev/null)
+
+$(BUILD)/choke.pc: choke.pc.in $(BUILD)/prefix
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' choke.pc.in >$@.tmp
+	mv $@.tmp $@
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libchoke.* $(DESTDIR)$(PREFIX)/bin/choke \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/choke.pc \
 		$(DESTDIR)$(PREFIX)/share/man/man1/choke.1
-	rm -rf $(DESTDIR)$(PREFIX)/include/choke
+	rm -rf $(DESTDIR)$(PREFIX)/include/choke $(DESTDIR)$(PREFIX)/share/choke
 
 clean:
 	rm -rf build

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 /*
- * `choke bench [--json] [--quick] ...`: nanoseconds per packet of
+ * `choke-bench [--json] [--quick] ...`: nanoseconds per packet of
  * enqueue + dequeue through the core's ring at a standing queue, for
  *
  *   fifo      the core, CHOKE_KIND_FIFO (the bare ring: no AQM)
@@ -213,7 +213,7 @@ static int parse_words(const char *words, int kind, struct choke_params *out)
 	     w = strtok_r(NULL, " ", &save))
 		argv[argc++] = w;
 	if (choke_params_parse(argc, argv, kind, NULL, out, err)) {
-		fprintf(stderr, "choke bench: %s: %s\n", words, err);
+		fprintf(stderr, "choke-bench: %s: %s\n", words, err);
 		return -1;
 	}
 	return 0;
@@ -400,7 +400,7 @@ static int inst_init(struct inst *in, int d, const struct qsetup *qs)
 	if (posix_memalign(&in->ring, 64, rb))
 		in->ring = NULL;
 	if (!in->q || !in->ring || choke_init(in->q, c, in->ring, rb)) {
-		fprintf(stderr, "choke bench: cannot set up %s at queue %u\n",
+		fprintf(stderr, "choke-bench: cannot set up %s at queue %u\n",
 			disc_name[d], qs->Q);
 		return -1;
 	}
@@ -410,7 +410,7 @@ static int inst_init(struct inst *in, int d, const struct qsetup *qs)
 		if (rte_red_config_init(&in->rcfg, qs->wq_log2, qs->min_th,
 					qs->max_th, qs->maxp_inv) ||
 		    rte_red_rt_data_init(&in->red)) {
-			fprintf(stderr, "choke bench: rte_red_config_init("
+			fprintf(stderr, "choke-bench: rte_red_config_init("
 				"wq_log2 %u, min_th %u, max_th %u, maxp_inv %u) "
 				"failed\n", qs->wq_log2, qs->min_th,
 				qs->max_th, qs->maxp_inv);
@@ -546,7 +546,7 @@ static int measure(const struct bench_opts *o, const struct qsetup *qs,
 			       (double)in[d].qlen_sum /
 				       (double)in[d].qlen_samples : 0;
 		if (choke_check_invariants(in[d].q)) {
-			fprintf(stderr, "choke bench: %s: invariant broken: "
+			fprintf(stderr, "choke-bench: %s: invariant broken: "
 				"%s\n", disc_name[d],
 				choke_invariant_name(
 					choke_check_invariants(in[d].q)));
@@ -732,10 +732,11 @@ static void print_summary(FILE *f, const struct result *res, size_t n)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: choke bench [--json] [--quick] [--only DISC[,DISC...]]\n"
+		"usage: choke-bench [--json] [--quick] [--only DISC[,DISC...]]\n"
 		"                   [--queue Q] [--flows F] [--runs R] "
 		"[--packets N] [--count N]\n"
-		"                   [--dpdk-maxp-inv N]\n"
+		"                   [--dpdk-maxp-inv N] [--variants]\n"
+		"       choke-bench pkt [--json] [--quick]\n"
 		"  DISC: fifo red choke dpdk_red, and with --variants also\n"
 		"  choke_draws4 choke_adaptive choke_geometric8 choke_bytes;\n"
 		"  default: the first four, queues 100 1000 10000,\n"
@@ -838,7 +839,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 				o->dpdk_maxp_inv = (uint16_t)v;
 			}
 		} else {
-			fprintf(stderr, "choke bench: unknown argument '%s'\n",
+			fprintf(stderr, "choke-bench: unknown argument '%s'\n",
 				a);
 			usage(stderr);
 			return 2;
@@ -852,7 +853,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	o->warmup = o->quick ? 200000 : 1000000;
 	return 0;
 bad:
-	fprintf(stderr, "choke bench: bad or missing value for '%s'\n",
+	fprintf(stderr, "choke-bench: bad or missing value for '%s'\n",
 		argv[i]);
 	usage(stderr);
 	return 2;
@@ -888,7 +889,7 @@ int choke_bench_main(int argc, char **argv)
 		return 1;
 
 	if (!o.json) {
-		printf("choke bench: ns per offered packet, enqueue + dequeue "
+		printf("choke-bench: ns per offered packet, enqueue + dequeue "
 		       "to a standing queue; ");
 		if (o.count)
 			printf("one run of %" PRIu64 " packets\n", o.count);

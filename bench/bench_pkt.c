@@ -1,5 +1,5 @@
 /*
- * choke bench pkt: flow-key extraction + hash in ns per frame (IPv4/TCP,
+ * choke-bench pkt: flow-key extraction + hash in ns per frame (IPv4/TCP,
  * IPv6/UDP behind extension headers, QinQ-tagged IPv4/UDP), against reading
  * the same bytes (the floor); and replay throughput on a 1-million-packet
  * capture with 10 Gbit/s spacing, against libpcap reading the same file.
@@ -202,9 +202,13 @@ int choke_bench_pkt_main(int argc, char **argv)
 			json = 1;
 		else if (!strcmp(argv[i], "--quick"))
 			quick = 1;
-		else {
-			fprintf(stderr, "choke: bench pkt: unknown argument %s\n", argv[i]);
-			return 1;
+		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: choke-bench pkt [--json] [--quick]\n");
+			return 0;
+		} else {
+			fprintf(stderr, "choke-bench pkt: unknown argument %s\n"
+				"usage: choke-bench pkt [--json] [--quick]\n", argv[i]);
+			return 2;
 		}
 	}
 	iters = quick ? 2000000 : 20000000;
@@ -215,7 +219,7 @@ int choke_bench_pkt_main(int argc, char **argv)
 	}
 	fd = mkstemp(path);
 	if (fd < 0 || write_capture(path, npkts)) {
-		fprintf(stderr, "choke: bench pkt: cannot write %s\n", path);
+		fprintf(stderr, "choke-bench pkt: cannot write %s\n", path);
 		return 1;
 	}
 	close(fd);
@@ -230,7 +234,7 @@ int choke_bench_pkt_main(int argc, char **argv)
 		if (tr > 0 && tr < t_read)
 			t_read = tr;
 		if (choke_params_parse(4, words, CHOKE_KIND_CHOKE, NULL, &p, err)) {
-			fprintf(stderr, "choke: bench pkt: %s\n", err);
+			fprintf(stderr, "choke-bench pkt: %s\n", err);
 			unlink(path);
 			return 1;
 		}
@@ -240,7 +244,8 @@ int choke_bench_pkt_main(int argc, char **argv)
 		o.q = p.cfg;
 		o.seed = 1;
 		t0 = now_s();
-		if (replay_run(&o, &r)) {
+		if (replay_run(&o, &r, err, sizeof(err))) {
+			fprintf(stderr, "choke-bench pkt: replay: %s\n", err);
 			unlink(path);
 			return 1;
 		}

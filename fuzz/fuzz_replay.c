@@ -17,26 +17,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct choke_params p;
 	struct replay_opts o = { 0 };
 	struct replay_result r;
-	char err[CHOKE_ERRBUF_SIZE], in[64], out[64];
-	int fd = memfd_create("fuzz-in", 0), fdo = memfd_create("fuzz-out", 0);
+	char err[CHOKE_ERRBUF_SIZE], rerr[256], in[64];
+	int fd = memfd_create("fuzz-in", 0), fdo = memfd_create("fuzz-out", 0), rc;
+	FILE *out = fdo >= 0 ? fdopen(fdo, "w") : NULL;
 
-	if (fd < 0 || fdo < 0 || write(fd, data, size) != (ssize_t)size)
+	if (fd < 0 || !out || write(fd, data, size) != (ssize_t)size)
 		abort();
 	if (choke_params_parse(9, words, CHOKE_KIND_CHOKE, NULL, &p, err))
 		abort();
 	snprintf(in, sizeof(in), "/proc/self/fd/%d", fd);
-	snprintf(out, sizeof(out), "/proc/self/fd/%d", fdo);
 	o.file = in;
-	o.write_file = size % 2 ? out : NULL;
+	o.write_to = size % 2 ? out : NULL;
+	o.strict = size % 3 == 0;
 	o.rate_bps = 1000000;
 	o.q = p.cfg;
 	o.seed = 1;
-	if (replay_run(&o, &r) == 0) {
-		if (r.offered_pkts != r.delivered_pkts + r.dropped_pkts)
+	rerr[0] = 0;
+	rc = replay_run(&o, &r, rerr, sizeof(rerr));
+	if (rc == 0) {
+		/* every record replayed or skipped, every packet accounted for */
+		if (r.offered_pkts != r.delivered_pkts + r.dropped_pkts ||
+		    r.offered_pkts + replay_skipped(&r) != r.packets_read ||
+		    (o.strict && replay_skipped(&r)))
 			abort();
 		replay_result_free(&r);
+	} else if (rc > 0 || !rerr[0]) {
+		abort(); /* an error is a negative errno with a message */
 	}
 	close(fd);
-	close(fdo);
+	fclose(out);
 	return 0;
 }

@@ -15,6 +15,20 @@
  *   heavy       10 s: one UDP flow at 16 Mbit/s, 20 flows at 0.2 Mbit/s
  *   zipf        30000 frames of 1000 bytes, 0.4 ms apart, from 500 flows
  *               with Zipf(1) popularity (flow f sends about 1/(f+1) as much)
+ *
+ * Nonsense, for what replay refuses (docs/inputs.md); each is 10 frames of
+ * 1000 bytes of flow A, 1 ms apart, with record 4 (of 1..10) broken:
+ *   hugelen     its original length is 4294967295
+ *   shortlen    its original length is 500, below its captured 1000
+ *   capover     snaplen 128, the others cut to it; its captured length is
+ *               1000 (libpcap silently cuts it to 128)
+ *   timejump    its timestamp is 2^30 s (34 years) later
+ *   timewrap    its timestamp is 2^31 s later (negative as libpcap reads it)
+ *   badfrac     its nanoseconds field is 1999999999
+ *   bigcap      its captured length is 300000 (libpcap refuses the file)
+ *   v6cut55     20 IPv6 UDP frames with a hop-by-hop header, snaplen 55:
+ *               the capture ends inside the extension header
+ *   v6cut62     the same with hop-by-hop and destination options, snaplen 62
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +38,7 @@
 #include "pktbuild.h"
 
 static FILE *out;
+static char tmp[4096];
 static int nano = 1;
 static uint32_t snaplen = 65535;
 
@@ -52,6 +67,21 @@ static void record(uint64_t t_ns, const uint8_t *d, uint32_t len)
 	fwrite(d, 1, cap, out);
 }
 
+/* a record with every field given (for the broken ones) */
+static void record_raw(uint32_t sec, uint32_t frac, uint32_t cap, uint32_t len,
+		       const uint8_t *d, uint32_t ndata)
+{
+	static const uint8_t pad[1024];
+
+	put32(sec);
+	put32(frac);
+	put32(cap);
+	put32(len);
+	fwrite(d, 1, ndata < cap ? ndata : cap, out);
+	for (; ndata < cap; ndata += (uint32_t)sizeof(pad)) /* zeros after the frame */
+		fwrite(pad, 1, cap - ndata < sizeof(pad) ? cap - ndata : sizeof(pad), out);
+}
+
 /* a UDP frame of `len` bytes in all from flow `f` (10.0.0.f -> 10.0.1.1) */
 static void udp_frame(struct pb *b, int f, size_t len, uint8_t ecn)
 {
@@ -63,6 +93,61 @@ static void udp_frame(struct pb *b, int f, size_t len, uint8_t ecn)
 	pb_ports(b, (uint16_t)(10000 + f), 5001, 8);
 	pb_bytes(b, len - b->len, 0x5a);
 	pb_finish_ipv4(b);
+}
+
+/* ten frames of flow A, 1 ms apart, record 4 broken as `how` says */
+static void broken(const char *how)
+{
+	struct pb b;
+	uint32_t i, cap;
+
+	if (!strcmp(how, "capover"))
+		snaplen = 128;
+	header(1);
+	udp_frame(&b, 0, 1000, 0);
+	for (i = 1; i <= 10; i++) {
+		uint32_t ns = i * 1000000u, sec = 100, len = 1000;
+
+		cap = len < snaplen ? len : snaplen;
+		if (i == 4) {
+			if (!strcmp(how, "hugelen"))
+				len = 4294967295u;
+			else if (!strcmp(how, "shortlen"))
+				len = 500;
+			else if (!strcmp(how, "capover"))
+				cap = 1000;
+			else if (!strcmp(how, "timejump"))
+				sec += 1u << 30;
+			else if (!strcmp(how, "timewrap"))
+				sec += 1u << 31;
+			else if (!strcmp(how, "badfrac"))
+				ns = 1999999999u;
+			else if (!strcmp(how, "bigcap"))
+				cap = len = 300000;
+		}
+		record_raw(sec, ns, cap, len, b.d, (uint32_t)b.len);
+	}
+}
+
+/* IPv6 UDP with extension headers, the capture cut inside them */
+static void v6cut(uint32_t snap)
+{
+	static const uint8_t hop[] = { 0 }, hop_dst[] = { 0, 60 };
+	struct pb b;
+	int i;
+
+	snaplen = snap;
+	header(1);
+	pb_eth(&b, 0x86DD);
+	if (snap < 62)
+		pb_ipv6(&b, "2001:db8::10", "2001:db8::20", hop, 1, 17, 0, 0);
+	else
+		pb_ipv6(&b, "2001:db8::10", "2001:db8::20", hop_dst, 2, 17, 0, 0);
+	pb_ports(&b, 4000, 4001, 8);
+	pb_bytes(&b, 300, 0);
+	pb_finish_ipv6(&b);
+	for (i = 0; i < 20; i++)
+		record((uint64_t)i * 1000000u, b.d, (uint32_t)b.len);
 }
 
 static void paced(void)
@@ -189,9 +274,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: mkpcap SCENARIO OUT\n");
 		return 2;
 	}
-	out = fopen(argv[2], "wb");
+	/* OUT appears whole or not at all: written beside it, then renamed */
+	snprintf(tmp, sizeof(tmp), "%s.mkpcap-%ld", argv[2], (long)getpid());
+	out = fopen(tmp, "wb");
 	if (!out) {
-		perror(argv[2]);
+		perror(tmp);
 		return 1;
 	}
 	if (!strcmp(argv[1], "burst")) {
@@ -270,12 +357,24 @@ int main(int argc, char **argv)
 			udp_frame(&b, i % 2, 1000, 0);
 			record(i == 100 ? 10 : (uint64_t)i * 500000u, b.d, (uint32_t)b.len);
 		}
+	} else if (!strcmp(argv[1], "hugelen") || !strcmp(argv[1], "shortlen") ||
+		   !strcmp(argv[1], "capover") || !strcmp(argv[1], "timejump") ||
+		   !strcmp(argv[1], "timewrap") ||
+		   !strcmp(argv[1], "badfrac") || !strcmp(argv[1], "bigcap")) {
+		broken(argv[1]);
+	} else if (!strcmp(argv[1], "v6cut55")) {
+		v6cut(55);
+	} else if (!strcmp(argv[1], "v6cut62")) {
+		v6cut(62);
 	} else {
 		fprintf(stderr, "mkpcap: unknown scenario %s\n", argv[1]);
+		fclose(out);
+		unlink(tmp);
 		return 2;
 	}
-	if (fclose(out)) {
+	if (ferror(out) | fclose(out) || rename(tmp, argv[2])) {
 		perror(argv[2]);
+		unlink(tmp);
 		return 1;
 	}
 	return 0;

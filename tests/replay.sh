@@ -12,7 +12,8 @@ n=0
 ok() { n=$((n + 1)); echo "ok   replay/$1"; }
 bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL replay/$1: $2"; }
 
-for s in burst paced many mixed snap64 pcapng badlink truncated reorder heavy zipf; do
+for s in burst paced many mixed snap64 pcapng badlink truncated reorder heavy zipf \
+	hugelen shortlen capover timejump timewrap badfrac bigcap v6cut55 v6cut62; do
 	"$MKPCAP" $s "$tmp/$s.pcap" || { bad mkpcap "$s"; }
 done
 
@@ -114,7 +115,7 @@ assert t["delivered_pkts"] == 6 and t["drops"]["limit"] == 4 and j["packets_read
 check mixed-flows '
 want = ["tcp 192.0.2.1:33000>192.0.2.2:443", "udp 2001:db8::10:4000>2001:db8::20:4001",
         "udp 198.51.100.1:53>198.51.100.2:53", "tcp 2001:db8::10:5555>2001:db8::20:80",
-        "icmp 192.0.2.1:42>192.0.2.2:0", "0 -:0>-:0"]
+        "icmp 192.0.2.1:42>192.0.2.2:0", "- -:0>-:0"]
 assert sorted(f) == sorted(want), sorted(f)
 assert all(x["offered_pkts"] == 20 and x["delivered_pkts"] == 20 for x in j["flows"])
 assert [x for x in j["flows"] if x["kind"] == "non-ip"][0]["ethertype"] == 0x0806
@@ -217,6 +218,156 @@ if [ $? = 1 ] && grep -q -- "--rate" "$tmp/e"; then ok fifo-needs-rate; else bad
 # a failed run leaves no partial output file
 "$CHOKE" replay --rate 10mbit --write "$tmp/partial.pcap" "$tmp/truncated.pcap" >/dev/null 2>&1
 if [ ! -e "$tmp/partial.pcap" ]; then ok no-partial-output; else bad no-partial-output "file left"; fi
+
+# 14. nonsense in a capture (docs/inputs.md): record 4 of 10 (1 ms apart,
+#     1000 bytes) is broken; it is skipped and counted, the other nine are
+#     replayed, a warning names the record; --strict refuses the file
+nonsense() {
+	what=$1 file=$2 key=$3 msg=$4
+	check "skip-$what" "
+assert j['packets_read'] == 10 and j['skipped']['$key'] == 1, (j['packets_read'], j['skipped'])
+assert sum(j['skipped'].values()) == 1, j['skipped']
+assert t['offered_pkts'] == 9 and t['offered_bytes'] == 9000, t
+assert abs(j['capture_seconds'] - 0.009) < 1e-9, j['capture_seconds']
+" --rate 8mbit "$tmp/$file.pcap" fifo limit 5
+	if grep -q "warning: .*1 of 10 records skipped (first: record 4: $msg" "$tmp/err"; then
+		ok "skip-$what-warning"
+	else bad "skip-$what-warning" "$(cat "$tmp/err")"; fi
+	"$CHOKE" replay --strict --rate 8mbit "$tmp/$file.pcap" >"$tmp/o" 2>"$tmp/e"
+	st=$?
+	if [ $st = 1 ] && [ ! -s "$tmp/o" ] && grep -q "record 4: $msg.*--strict" "$tmp/e"; then
+		ok "strict-$what"
+	else bad "strict-$what" "exit $st: $(cat "$tmp/e")"; fi
+}
+nonsense huge-original-length hugelen bad_length "original length 4294967295 is above 262144 bytes"
+nonsense original-below-captured shortlen bad_length "original length 500 is below the captured length 1000"
+nonsense caplen-over-snaplen capover caplen_over_snaplen "captured length 1000 is above the file's snaplen 128"
+nonsense time-jump timejump bad_time "timestamp is 1073741824 s after the previous record's"
+nonsense time-wraps timewrap bad_time "timestamp -2147483548.004000000 s is not a time"
+nonsense time-fraction badfrac bad_time "timestamp 100.1999999999 s is not a time"
+# a captured length above 256 KiB: libpcap cannot read on; refused, named
+expect_fail captured-length-over-256k "record 4: invalid packet capture length 300000" "$tmp/bigcap.pcap"
+# timestamps going backwards: held, counted, and said on stderr
+"$CHOKE" replay --rate 16mbit "$tmp/reorder.pcap" >"$tmp/o" 2>"$tmp/e"
+if grep -q "warning: .*1 timestamps earlier than the record before them" "$tmp/e" &&
+	grep -q "1 timestamps out of order" "$tmp/o"; then ok backwards-reported
+else bad backwards-reported "$(cat "$tmp/e")"; fi
+# IPv6 cut inside its extension headers: the header where it ends, by name
+check ipv6-cut-hop-by-hop '
+assert sorted(f) == ["hopopt 2001:db8::10:0>2001:db8::20:0"], sorted(f)
+' --rate 8mbit "$tmp/v6cut55.pcap"
+check ipv6-cut-destination-options '
+assert sorted(f) == ["ipv6-opts 2001:db8::10:0>2001:db8::20:0"], sorted(f)
+' --rate 8mbit "$tmp/v6cut62.pcap"
+
+# 15. never destroy a file: --write goes through a temporary renamed into
+#     place on success; never onto the input, by any path to it
+cp "$tmp/paced.pcap" "$tmp/in.pcap"
+cp "$tmp/in.pcap" "$tmp/in.orig"
+mkdir "$tmp/w" "$tmp/sub"
+ln -s "$tmp/in.pcap" "$tmp/link.pcap"
+ln "$tmp/in.pcap" "$tmp/hard.pcap"
+same_input() {
+	name=$1; shift
+	"$CHOKE" replay --rate 8mbit "$@" >"$tmp/o" 2>"$tmp/e"
+	st=$?
+	if [ $st = 1 ] && [ ! -s "$tmp/o" ] && grep -q "is the file being read" "$tmp/e" &&
+		cmp -s "$tmp/in.pcap" "$tmp/in.orig"; then ok "$name"
+	else bad "$name" "exit $st, input $(cmp -s "$tmp/in.pcap" "$tmp/in.orig" && echo intact || echo CHANGED): $(cat "$tmp/e")"
+	fi
+}
+same_input write-onto-input --write "$tmp/in.pcap" "$tmp/in.pcap"
+same_input write-onto-input-symlink --write "$tmp/link.pcap" "$tmp/in.pcap"
+same_input read-symlink-write-input --write "$tmp/in.pcap" "$tmp/link.pcap"
+same_input write-onto-input-hardlink --write "$tmp/hard.pcap" "$tmp/in.pcap"
+same_input write-onto-input-other-path --write "$tmp/sub/../in.pcap" "$tmp/in.pcap"
+same_input write-onto-stdin --write "$tmp/in.pcap" - <"$tmp/in.pcap"
+# a failed replay leaves an existing output as it was, and no temporary
+echo precious >"$tmp/w/out.pcap"
+chmod 640 "$tmp/w/out.pcap"
+"$CHOKE" replay --rate 10mbit --write "$tmp/w/out.pcap" "$tmp/truncated.pcap" >/dev/null 2>&1
+st=$?
+if [ $st = 1 ] && [ "$(cat "$tmp/w/out.pcap")" = precious ] && [ "$(ls -A "$tmp/w")" = out.pcap ]; then
+	ok failed-replay-keeps-output
+else bad failed-replay-keeps-output "exit $st, dir: $(ls -A "$tmp/w"), out: $(head -c 20 "$tmp/w/out.pcap")"; fi
+"$CHOKE" replay --strict --rate 10mbit --write "$tmp/w/out.pcap" "$tmp/hugelen.pcap" >/dev/null 2>&1
+if [ "$(cat "$tmp/w/out.pcap")" = precious ] && [ "$(ls -A "$tmp/w")" = out.pcap ]; then
+	ok strict-refusal-keeps-output
+else bad strict-refusal-keeps-output "dir: $(ls -A "$tmp/w")"; fi
+# a successful one replaces it, keeping its mode; through a link, the
+# file it names is replaced and the link stays
+"$CHOKE" replay --rate 8mbit --write "$tmp/w/out.pcap" "$tmp/paced.pcap" >/dev/null 2>&1
+if [ "$(od -An -tx1 -N4 "$tmp/w/out.pcap" | tr -d ' ')" = 4d3cb2a1 ] &&
+	[ "$(stat -c %a "$tmp/w/out.pcap")" = 640 ] && [ "$(ls -A "$tmp/w")" = out.pcap ]; then
+	ok write-replaces-keeps-mode
+else bad write-replaces-keeps-mode "mode $(stat -c %a "$tmp/w/out.pcap"), dir: $(ls -A "$tmp/w")"; fi
+ln -s out.pcap "$tmp/w/outlink.pcap"
+"$CHOKE" replay --rate 16mbit --write "$tmp/w/outlink.pcap" "$tmp/burst.pcap" >/dev/null 2>&1
+if [ -L "$tmp/w/outlink.pcap" ] && [ "$(stat -c %s "$tmp/w/out.pcap")" -lt 20000 ]; then
+	ok write-through-symlink
+else bad write-through-symlink "$(ls -l "$tmp/w")"; fi
+# - is standard output (the report then goes to standard error), the same
+# bytes as a file; FILE - is standard input
+"$CHOKE" replay --rate 8mbit --write "$tmp/w/a.pcap" "$tmp/many.pcap" >"$tmp/rep1" 2>/dev/null
+"$CHOKE" replay --rate 8mbit --write - "$tmp/many.pcap" >"$tmp/w/b.pcap" 2>"$tmp/rep2"
+if cmp -s "$tmp/w/a.pcap" "$tmp/w/b.pcap" && cmp -s "$tmp/rep1" "$tmp/rep2"; then ok write-stdout
+else bad write-stdout "$(cmp "$tmp/w/a.pcap" "$tmp/w/b.pcap") $(head -3 "$tmp/rep2")"; fi
+"$CHOKE" replay --json --rate 8mbit - fifo limit 5 <"$tmp/burst.pcap" >"$tmp/o1" 2>"$tmp/e"
+"$CHOKE" replay --json --rate 8mbit "$tmp/burst.pcap" fifo limit 5 >"$tmp/o2" 2>>"$tmp/e"
+if python3 - "$tmp/o1" "$tmp/o2" <<'PY'
+import json, sys
+a, b = (json.load(open(x)) for x in sys.argv[1:3])
+assert a["file"] == "-" and a["totals"] == b["totals"] and a["flows"] == b["flows"]
+PY
+then ok read-stdin; else bad read-stdin "$(cat "$tmp/e")"; fi
+# not a regular file: written in place, never replaced (/dev/null stays)
+if "$CHOKE" replay --rate 8mbit --write /dev/null "$tmp/burst.pcap" >/dev/null 2>"$tmp/e" &&
+	[ -c /dev/null ]; then ok write-dev-null
+else bad write-dev-null "$(cat "$tmp/e"); $(ls -l /dev/null)"; fi
+"$CHOKE" replay --rate 8mbit --write "$tmp/w" "$tmp/burst.pcap" >/dev/null 2>"$tmp/e"
+if [ $? = 1 ] && grep -q "is a directory" "$tmp/e"; then ok write-directory
+else bad write-directory "$(cat "$tmp/e")"; fi
+# a signal stops it: no report, no output file, no temporary
+mkfifo "$tmp/fifo"
+head -c $((24 + 20 * 1016)) "$tmp/paced.pcap" >"$tmp/part"
+"$CHOKE" replay --rate 8mbit --write "$tmp/w/sig.pcap" "$tmp/fifo" >"$tmp/o" 2>"$tmp/e" &
+pid=$!
+exec 3>"$tmp/fifo"
+cat "$tmp/part" >&3
+sleep 0.5
+kill -INT $pid
+wait $pid
+st=$?
+exec 3>&-
+if [ $st = 1 ] && [ ! -s "$tmp/o" ] && grep -q "interrupted by signal 2" "$tmp/e" &&
+	[ ! -e "$tmp/w/sig.pcap" ] && ! ls -A "$tmp/w" | grep -q sig; then ok signal-no-output
+else bad signal-no-output "exit $st: $(cat "$tmp/e"); $(ls -A "$tmp/w")"; fi
+
+# 16. usage
+"$CHOKE" replay --help >"$tmp/o" 2>"$tmp/e"
+st=$?
+if [ $st = 0 ] && grep -q "^usage: choke replay" "$tmp/o" && [ ! -s "$tmp/e" ]; then ok help
+else bad help "exit $st"; fi
+"$CHOKE" replay -h >"$tmp/o" 2>&1
+if [ $? = 0 ] && grep -q "^usage: choke replay" "$tmp/o"; then ok help-short; else bad help-short "-h"; fi
+expect_fail seed-negative "--seed" --seed -1 "$tmp/burst.pcap"
+expect_fail top-too-big "--top" --top 99999999999 "$tmp/burst.pcap"
+expect_fail rate-too-high "10tbit" --rate 20tbit "$tmp/burst.pcap"
+"$CHOKE" replay "$tmp/burst.pcap" choke limit 100 min 10 max 30 burst 20 bandwidth 20tbit >"$tmp/o" 2>"$tmp/e"
+if [ $? = 1 ] && grep -q "from 8bit to 10tbit to be the link's rate" "$tmp/e"; then
+	ok bandwidth-as-rate-range; else bad bandwidth-as-rate-range "$(cat "$tmp/e")"; fi
+expect_fail too-many-words "too many words" "$tmp/burst.pcap" choke $(seq 1 71)
+expect_fail unknown-option "unknown option --frob" --frob "$tmp/burst.pcap"
+expect_fail option-needs-value "--seed needs a value" --seed
+"$CHOKE" replay >"$tmp/o" 2>"$tmp/e"
+if [ $? = 1 ] && grep -q "no capture file given" "$tmp/e"; then ok no-file; else bad no-file "$(cat "$tmp/e")"; fi
+ln -s "$tmp/nothing" "$tmp/w/dangling.pcap"
+expect_fail write-dangling-link "symbolic link to a missing file" --write "$tmp/w/dangling.pcap" "$tmp/burst.pcap"
+cp "$tmp/burst.pcap" "$tmp/b2.pcap"
+"$CHOKE" replay --rate 8mbit --write - "$tmp/b2.pcap" >>"$tmp/b2.pcap" 2>"$tmp/e"
+if [ $? = 1 ] && grep -q "standard output is the file being read" "$tmp/e" &&
+	cmp -s "$tmp/b2.pcap" "$tmp/burst.pcap"; then ok write-stdout-onto-input
+else bad write-stdout-onto-input "$(cat "$tmp/e")"; fi
 
 # 13. the human report
 if "$CHOKE" replay --rate 10mbit "$tmp/heavy.pcap" >"$tmp/o" 2>"$tmp/e" &&

@@ -1,20 +1,31 @@
 /* choke replay: what a queue discipline would have done to a capture. */
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../replay/replay.h"
 #include "../util/json.h"
+#include "../util/outfile.h"
 #include "cli.h"
 
-static void replay_usage(void)
+/* --rate's range: one byte per second to 10 Tbit/s */
+#define REPLAY_RATE_MAX_BPS 10000000000000ull
+
+static void replay_usage(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"usage: choke replay [--rate RATE] [--json] [--top N] [--write OUT.pcap]\n"
-		"                    [--seed N] FILE [choke WORDS... | red WORDS... | fifo [limit N]]\n"
-		"  RATE in tc's syntax (10mbit, 1gbit, 125000Bps, ...); without a\n"
-		"  discipline: choke limit 1000 bandwidth RATE. choke and red words get\n"
-		"  `bandwidth RATE` when they lack one; without --rate the words'\n"
-		"  bandwidth is the rate.\n");
+		"                    [--seed N] [--strict] FILE [choke WORDS... | red WORDS... | fifo [limit N]]\n"
+		"  FILE: pcap or pcapng, - for standard input. RATE in tc's syntax (10mbit,\n"
+		"  1gbit, 125000Bps, ...), 8bit to 10tbit; without a discipline: choke limit\n"
+		"  1000 bandwidth RATE. choke and red words get `bandwidth RATE` when they\n"
+		"  lack one; without --rate the words' bandwidth is the rate.\n"
+		"  --write OUT.pcap: the delivered packets (- for standard output: the report\n"
+		"  then goes to standard error); written only if the replay succeeds, never\n"
+		"  onto FILE. --top N: flows listed, 0 for all. --seed N: 0 to 2^64-1.\n"
+		"  --strict: refuse a capture with records that would be skipped.\n");
 }
 
 static uint64_t flow_drops(const struct replay_flow *f)
@@ -54,7 +65,7 @@ static const char *kind_name(int kind)
 
 static void flow_label(const struct replay_flow *f, char *buf, size_t len)
 {
-	char s[64], d[64], pb[8];
+	char s[64], d[64], pb[24];
 
 	if (f->key.kind != FLOW_KIND_IPV4 && f->key.kind != FLOW_KIND_IPV6) {
 		snprintf(buf, len, "%s ethertype 0x%04x", kind_name(f->key.kind),
@@ -64,55 +75,74 @@ static void flow_label(const struct replay_flow *f, char *buf, size_t len)
 	replay_addr(&f->key, 0, s, sizeof(s));
 	replay_addr(&f->key, 1, d, sizeof(d));
 	snprintf(buf, len, "%s %s%s%s:%u > %s%s%s:%u",
-		 replay_proto_name(f->key.proto, pb, sizeof(pb)),
+		 replay_flow_proto(&f->key, pb, sizeof(pb)),
 		 f->key.kind == FLOW_KIND_IPV6 ? "[" : "", s,
 		 f->key.kind == FLOW_KIND_IPV6 ? "]" : "", f->key.sport,
 		 f->key.kind == FLOW_KIND_IPV6 ? "[" : "", d,
 		 f->key.kind == FLOW_KIND_IPV6 ? "]" : "", f->key.dport);
 }
 
-static void print_text(const char *file, const char *qdesc, uint64_t rate,
+static void print_text(FILE *out, const char *file, const char *qdesc, uint64_t rate,
 		       const struct replay_result *r, const uint32_t *order, uint32_t top)
 {
 	const struct choke_stats *s = &r->st;
 	uint32_t i;
 
-	printf("choke replay: %s: %llu packets over %.3f s (link type %d)",
+	fprintf(out, "choke replay: %s: %llu records over %.3f s (link type %d)",
 	       file, (unsigned long long)r->packets_read, r->capture_seconds,
 	       r->linktype);
 	if (r->truncated_records)
-		printf(", %llu records shorter than the packet (snaplen)",
+		fprintf(out, ", %llu records shorter than the packet (snaplen)",
 		       (unsigned long long)r->truncated_records);
 	if (r->reordered)
-		printf(", %llu timestamps out of order (held at the previous)",
+		fprintf(out, ", %llu timestamps out of order (held at the previous)",
 		       (unsigned long long)r->reordered);
-	printf("\nbottleneck %.6g Mbit/s through %s\n\n", (double)rate / 1e6, qdesc);
-	printf("totals: offered %llu packets (%llu bytes), delivered %llu (%llu bytes), "
+	if (replay_skipped(r)) {
+		const char *sep = "";
+
+		fprintf(out, ", %llu skipped (", (unsigned long long)replay_skipped(r));
+		if (r->skipped_caplen) {
+			fprintf(out, "%llu captured beyond the snaplen",
+				(unsigned long long)r->skipped_caplen);
+			sep = ", ";
+		}
+		if (r->skipped_len) {
+			fprintf(out, "%s%llu with an absurd length", sep,
+				(unsigned long long)r->skipped_len);
+			sep = ", ";
+		}
+		if (r->skipped_time)
+			fprintf(out, "%s%llu with a timestamp that is no time or a jump of "
+				"more than a day", sep, (unsigned long long)r->skipped_time);
+		fprintf(out, ")");
+	}
+	fprintf(out, "\nbottleneck %.6g Mbit/s through %s\n\n", (double)rate / 1e6, qdesc);
+	fprintf(out, "totals: offered %llu packets (%llu bytes), delivered %llu (%llu bytes), "
 	       "dropped %llu, marked %llu\n",
 	       (unsigned long long)r->offered_pkts, (unsigned long long)r->offered_bytes,
 	       (unsigned long long)r->delivered_pkts,
 	       (unsigned long long)r->delivered_bytes, (unsigned long long)r->dropped_pkts,
 	       (unsigned long long)r->marked_pkts);
-	printf("drops:  early %llu, forced %llu, limit %llu, matched %llu (2 packets "
+	fprintf(out, "drops:  early %llu, forced %llu, limit %llu, matched %llu (2 packets "
 	       "each: %llu arrivals + %llu queued victims)\n",
 	       (unsigned long long)s->prob_drop, (unsigned long long)s->forced_drop,
 	       (unsigned long long)s->pdrop, (unsigned long long)s->matched,
 	       (unsigned long long)s->matched, (unsigned long long)s->matched);
-	printf("queue:  mean %.2f packets (max %u), mean %.0f bytes (max %llu)\n",
+	fprintf(out, "queue:  mean %.2f packets (max %u), mean %.0f bytes (max %llu)\n",
 	       r->mean_qlen, r->max_qlen, r->mean_backlog,
 	       (unsigned long long)r->max_backlog);
-	printf("delay:  p50 %.3f ms, p99 %.3f ms, max %.3f ms, mean %.3f ms "
+	fprintf(out, "delay:  p50 %.3f ms, p99 %.3f ms, max %.3f ms, mean %.3f ms "
 	       "(arrival to end of transmission, delivered packets)\n",
 	       replay_hist_quantile(r->delay, 0.5) / 1e6,
 	       replay_hist_quantile(r->delay, 0.99) / 1e6, (double)r->delay->max / 1e6,
 	       r->delay->n ? r->delay->sum / (double)r->delay->n / 1e6 : 0);
-	printf("link:   %.3f s until the queue drained, utilisation %.3f\n\n",
+	fprintf(out, "link:   %.3f s until the queue drained, utilisation %.3f\n\n",
 	       r->end_seconds,
 	       r->end_seconds > 0 ? (double)r->delivered_bytes * 8 /
 					    ((double)rate * r->end_seconds) : 0);
-	printf("%s flows by offered bytes (of %u):\n", top == r->nflows ? "all" : "top",
+	fprintf(out, "%s flows by offered bytes (of %u):\n", top == r->nflows ? "all" : "top",
 	       r->nflows);
-	printf("%-54s %9s %11s %9s %6s %7s %7s %7s %7s %7s %7s\n", "flow", "offered",
+	fprintf(out, "%-54s %9s %11s %9s %6s %7s %7s %7s %7s %7s %7s\n", "flow", "offered",
 	       "bytes", "delivered", "share", "early", "forced", "limit", "m-arr",
 	       "m-vict", "marked");
 	for (i = 0; i < top; i++) {
@@ -120,7 +150,7 @@ static void print_text(const char *file, const char *qdesc, uint64_t rate,
 		char label[160];
 
 		flow_label(f, label, sizeof(label));
-		printf("%-54s %9llu %11llu %9llu %6.3f %7llu %7llu %7llu %7llu %7llu %7llu\n",
+		fprintf(out, "%-54s %9llu %11llu %9llu %6.3f %7llu %7llu %7llu %7llu %7llu %7llu\n",
 		       label, (unsigned long long)f->offered_pkts,
 		       (unsigned long long)f->offered_bytes,
 		       (unsigned long long)f->delivered_pkts,
@@ -148,45 +178,48 @@ static uint64_t exact_matched(const struct replay_flow *f)
 	return f->drop_match_arrival + f->drop_match_victim;
 }
 
-static void print_penalised_text(const struct replay_result *r, uint32_t n)
+static void print_penalised_text(FILE *out, const struct replay_result *r, uint32_t n)
 {
 	struct choke_hh_item top[REPLAY_HH_K];
 	uint32_t got = penalised(r, top, n > REPLAY_HH_K ? REPLAY_HH_K : n), i;
 
 	if (!got)
 		return;
-	printf("\nflows losing most packets to CHOKe matches (Space-Saving, %u counters, "
+	fprintf(out, "\nflows losing most packets to CHOKe matches (Space-Saving, %u counters, "
 	       "error bound %llu of %llu):\n", REPLAY_HH_K,
 	       (unsigned long long)choke_hh_bound(r->hh),
 	       (unsigned long long)choke_hh_total(r->hh));
-	printf("%-54s %9s %7s %9s\n", "flow", "estimate", "error", "exact");
+	fprintf(out, "%-54s %9s %7s %9s\n", "flow", "estimate", "error", "exact");
 	for (i = 0; i < got; i++) {
 		char label[160];
 
 		flow_label(&r->flows[top[i].flow], label, sizeof(label));
-		printf("%-54s %9llu %7llu %9llu\n", label, (unsigned long long)top[i].count,
+		fprintf(out, "%-54s %9llu %7llu %9llu\n", label, (unsigned long long)top[i].count,
 		       (unsigned long long)top[i].err,
 		       (unsigned long long)exact_matched(&r->flows[top[i].flow]));
 	}
 }
 
-static void print_json(const char *file, const char *qdesc, int kind, uint64_t rate,
+static void print_json(FILE *out, const char *file, const char *qdesc, int kind, uint64_t rate,
 		       const struct replay_result *r, const uint32_t *order, uint32_t top)
 {
 	const struct choke_stats *s = &r->st;
 	uint32_t i;
 
-	printf("{\"file\":");
-	json_string(stdout, file);
-	printf(",\"linktype\":%d,\"packets_read\":%llu,\"truncated_records\":%llu,"
-	       "\"reordered\":%llu,\"capture_seconds\":%.9f,\"end_seconds\":%.9f,"
-	       "\"rate_bps\":%llu,\"discipline\":\"%s\",\"params\":",
+	fprintf(out, "{\"file\":");
+	json_string(out, file);
+	fprintf(out, ",\"linktype\":%d,\"packets_read\":%llu,\"truncated_records\":%llu,"
+	       "\"reordered\":%llu,\"skipped\":{\"caplen_over_snaplen\":%llu,"
+	       "\"bad_length\":%llu,\"bad_time\":%llu},\"capture_seconds\":%.9f,"
+	       "\"end_seconds\":%.9f,\"rate_bps\":%llu,\"discipline\":\"%s\",\"params\":",
 	       r->linktype, (unsigned long long)r->packets_read,
 	       (unsigned long long)r->truncated_records, (unsigned long long)r->reordered,
+	       (unsigned long long)r->skipped_caplen, (unsigned long long)r->skipped_len,
+	       (unsigned long long)r->skipped_time,
 	       r->capture_seconds, r->end_seconds, (unsigned long long)rate,
 	       cli_kind_name(kind));
-	json_string(stdout, qdesc);
-	printf(",\"totals\":{\"offered_pkts\":%llu,\"offered_bytes\":%llu,"
+	json_string(out, qdesc);
+	fprintf(out, ",\"totals\":{\"offered_pkts\":%llu,\"offered_bytes\":%llu,"
 	       "\"delivered_pkts\":%llu,\"delivered_bytes\":%llu,\"dropped_pkts\":%llu,"
 	       "\"marked_pkts\":%llu,\"drops\":{\"early\":%llu,\"forced\":%llu,"
 	       "\"limit\":%llu,\"match_arrival\":%llu,\"match_victim\":%llu},"
@@ -198,7 +231,7 @@ static void print_json(const char *file, const char *qdesc, int kind, uint64_t r
 	       (unsigned long long)s->forced_drop, (unsigned long long)s->pdrop,
 	       (unsigned long long)s->matched, (unsigned long long)s->matched,
 	       (unsigned long long)s->matched);
-	printf("\"queue\":{\"mean_pkts\":%.6f,\"max_pkts\":%u,\"mean_bytes\":%.3f,"
+	fprintf(out, "\"queue\":{\"mean_pkts\":%.6f,\"max_pkts\":%u,\"mean_bytes\":%.3f,"
 	       "\"max_bytes\":%llu},\"delay_ms\":{\"p50\":%.6f,\"p99\":%.6f,"
 	       "\"max\":%.6f,\"mean\":%.6f},\"written\":%llu,\"flows\":[",
 	       r->mean_qlen, r->max_qlen, r->mean_backlog,
@@ -209,18 +242,18 @@ static void print_json(const char *file, const char *qdesc, int kind, uint64_t r
 	       (unsigned long long)r->written);
 	for (i = 0; i < top; i++) {
 		const struct replay_flow *f = &r->flows[order[i]];
-		char s1[64], s2[64], pb[8];
+		char s1[64], s2[64], pb[24];
 
 		replay_addr(&f->key, 0, s1, sizeof(s1));
 		replay_addr(&f->key, 1, s2, sizeof(s2));
-		printf("%s{\"kind\":\"%s\",\"ethertype\":%u,\"proto\":\"%s\",\"src\":\"%s\","
+		fprintf(out, "%s{\"kind\":\"%s\",\"ethertype\":%u,\"proto\":\"%s\",\"src\":\"%s\","
 		       "\"dst\":\"%s\",\"sport\":%u,\"dport\":%u,\"offered_pkts\":%llu,"
 		       "\"offered_bytes\":%llu,\"delivered_pkts\":%llu,"
 		       "\"delivered_bytes\":%llu,\"dropped_pkts\":%llu,\"marked_pkts\":%llu,"
 		       "\"share\":%.6f,\"drops\":{\"early\":%llu,\"forced\":%llu,"
 		       "\"limit\":%llu,\"match_arrival\":%llu,\"match_victim\":%llu}}",
 		       i ? "," : "", kind_name(f->key.kind), f->key.ethertype,
-		       replay_proto_name(f->key.proto, pb, sizeof(pb)), s1, s2,
+		       replay_flow_proto(&f->key, pb, sizeof(pb)), s1, s2,
 		       f->key.sport, f->key.dport, (unsigned long long)f->offered_pkts,
 		       (unsigned long long)f->offered_bytes,
 		       (unsigned long long)f->delivered_pkts,
@@ -233,31 +266,69 @@ static void print_json(const char *file, const char *qdesc, int kind, uint64_t r
 		       (unsigned long long)f->drop_match_arrival,
 		       (unsigned long long)f->drop_match_victim);
 	}
-	printf("]");
+	fprintf(out, "]");
 	{
 		struct choke_hh_item hh[REPLAY_HH_K];
 		uint32_t got = penalised(r, hh, REPLAY_HH_K);
 
-		printf(",\"penalised\":{\"counters\":%u,\"total\":%llu,\"bound\":%llu,"
+		fprintf(out, ",\"penalised\":{\"counters\":%u,\"total\":%llu,\"bound\":%llu,"
 		       "\"flows\":[", REPLAY_HH_K,
 		       (unsigned long long)(r->hh ? choke_hh_total(r->hh) : 0),
 		       (unsigned long long)(r->hh ? choke_hh_bound(r->hh) : 0));
 		for (i = 0; i < got; i++) {
 			const struct replay_flow *f = &r->flows[hh[i].flow];
-			char s1[64], s2[64], pb[8];
+			char s1[64], s2[64], pb[24];
 
 			replay_addr(&f->key, 0, s1, sizeof(s1));
 			replay_addr(&f->key, 1, s2, sizeof(s2));
-			printf("%s{\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
+			fprintf(out, "%s{\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
 			       "\"sport\":%u,\"dport\":%u,\"estimate\":%llu,\"error\":%llu,"
 			       "\"exact\":%llu}",
-			       i ? "," : "", replay_proto_name(f->key.proto, pb, sizeof(pb)),
+			       i ? "," : "", replay_flow_proto(&f->key, pb, sizeof(pb)),
 			       s1, s2, f->key.sport, f->key.dport,
 			       (unsigned long long)hh[i].count, (unsigned long long)hh[i].err,
 			       (unsigned long long)exact_matched(f));
 		}
-		printf("]}}\n");
+		fprintf(out, "]}}\n");
 	}
+}
+
+/* the signal that stops a replay (SIGINT, SIGTERM), 0 if none */
+static volatile sig_atomic_t replay_signal;
+
+static void on_signal(int sig)
+{
+	replay_signal = sig;
+}
+
+/* s as a number in [0, max]: no sign, no space, nothing after it */
+static int parse_u64(const char *s, int base, uint64_t max, uint64_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	if (!(*s >= '0' && *s <= '9'))
+		return -1;
+	errno = 0;
+	x = strtoull(s, &end, base);
+	if (errno || *end || x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* what was skipped or adjusted in the capture, on standard error */
+static void warn_input(const char *file, const struct replay_result *r)
+{
+	if (replay_skipped(r))
+		fprintf(stderr, "choke: replay: warning: %s: %llu of %llu records skipped "
+			"(first: %s); --strict refuses such a capture\n", file,
+			(unsigned long long)replay_skipped(r),
+			(unsigned long long)r->packets_read, r->first_skip);
+	if (r->reordered)
+		fprintf(stderr, "choke: replay: warning: %s: %llu timestamps earlier than the "
+			"record before them, each replayed at the previous time\n", file,
+			(unsigned long long)r->reordered);
 }
 
 int cmd_replay(int argc, char **argv)
@@ -265,52 +336,72 @@ int cmd_replay(int argc, char **argv)
 	struct replay_opts o;
 	struct replay_result res;
 	struct choke_params prm;
-	const char *rate_str = NULL;
+	struct outfile of;
+	struct sigaction sa, old_int, old_term;
+	const char *rate_str = NULL, *write_path = NULL;
 	char *words[80];
-	char qdesc[300], ratebuf[64];
-	int json = 0, i, nw = 0, kind = CHOKE_KIND_CHOKE, has_bw = 0;
-	long top = 10;
+	char qdesc[300], ratebuf[64], err[256];
+	int json = 0, i, nw = 0, kind = CHOKE_KIND_CHOKE, has_bw = 0, rc;
+	uint64_t top = 10;
 	uint32_t *order, ntop, f;
+	FILE *report = stdout;
 
 	memset(&o, 0, sizeof(o));
 	o.seed = 1;
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
-		if (!strcmp(argv[i], "--json")) {
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			replay_usage(stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--json")) {
 			json = 1;
-		} else if (!strcmp(argv[i], "--rate") && i + 1 < argc) {
-			rate_str = argv[++i];
-		} else if (!strcmp(argv[i], "--write") && i + 1 < argc) {
-			o.write_file = argv[++i];
-		} else if (!strcmp(argv[i], "--top") && i + 1 < argc) {
-			char *end;
-
-			top = strtol(argv[++i], &end, 10);
-			if (*end || top < 0 || end == argv[i]) {
-				fprintf(stderr, "choke: replay: --top needs a number >= 0\n");
+			continue;
+		}
+		if (!strcmp(a, "--strict")) {
+			o.strict = 1;
+			continue;
+		}
+		if (strcmp(a, "--rate") && strcmp(a, "--write") && strcmp(a, "--top") &&
+		    strcmp(a, "--seed")) {
+			fprintf(stderr, "choke: replay: unknown option %s\n", a);
+			replay_usage(stderr);
+			return 1;
+		}
+		if (!val) {
+			fprintf(stderr, "choke: replay: %s needs a value\n", a);
+			return 1;
+		}
+		i++;
+		if (!strcmp(a, "--rate")) {
+			rate_str = val;
+		} else if (!strcmp(a, "--write")) {
+			write_path = val;
+		} else if (!strcmp(a, "--top")) {
+			if (parse_u64(val, 10, UINT32_MAX, &top)) {
+				fprintf(stderr, "choke: replay: --top needs a number from 0 (all) to "
+					"%u, not \"%s\"\n", UINT32_MAX, val);
 				return 1;
 			}
-		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-			char *end;
-
-			o.seed = strtoull(argv[++i], &end, 0);
-			if (*end || end == argv[i]) {
-				fprintf(stderr, "choke: replay: bad --seed\n");
-				return 1;
-			}
-		} else {
-			fprintf(stderr, "choke: replay: unknown option %s\n", argv[i]);
-			replay_usage();
+		} else if (parse_u64(val, 0, UINT64_MAX, &o.seed)) {
+			fprintf(stderr, "choke: replay: --seed needs a number from 0 to %llu, "
+				"not \"%s\"\n", (unsigned long long)UINT64_MAX, val);
 			return 1;
 		}
 	}
 	if (i >= argc) {
 		fprintf(stderr, "choke: replay: no capture file given\n");
-		replay_usage();
+		replay_usage(stderr);
 		return 1;
 	}
 	o.file = argv[i++];
 	if (argc - i > 70) {
-		fprintf(stderr, "choke: replay: too many words\n");
+		fprintf(stderr, "choke: replay: too many words (at most 70)\n");
 		return 1;
 	}
 	for (; i < argc; i++) {
@@ -325,9 +416,10 @@ int cmd_replay(int argc, char **argv)
 	if (rate_str) {
 		uint64_t bytes;
 
-		if (choke_tc_get_rate(rate_str, 1, &bytes) || bytes == 0) {
-			fprintf(stderr, "choke: replay: bad --rate \"%s\" (e.g. 10mbit)\n",
-				rate_str);
+		if (choke_tc_get_rate(rate_str, 1, &bytes) || bytes == 0 ||
+		    bytes > REPLAY_RATE_MAX_BPS / 8) {
+			fprintf(stderr, "choke: replay: bad --rate \"%s\": a rate from 8bit "
+				"(one byte per second) to 10tbit, e.g. 10mbit\n", rate_str);
 			return 1;
 		}
 		o.rate_bps = bytes * 8;
@@ -358,8 +450,14 @@ int cmd_replay(int argc, char **argv)
 	if (cli_parse_discipline(nw, words, 0, 0, &prm))
 		return 1;
 	cli_print_warnings(&prm);
-	if (!rate_str)
+	if (!rate_str) {
+		if (prm.rate_bytes == 0 || prm.rate_bytes > REPLAY_RATE_MAX_BPS / 8) {
+			fprintf(stderr, "choke: replay: the bandwidth must be from 8bit to "
+				"10tbit to be the link's rate\n");
+			return 1;
+		}
 		o.rate_bps = prm.rate_bytes * 8;
+	}
 	o.q = prm.cfg;
 	{
 		char line[256];
@@ -367,8 +465,53 @@ int cmd_replay(int argc, char **argv)
 		choke_params_format(&prm.cfg, line, sizeof(line));
 		snprintf(qdesc, sizeof(qdesc), "%s %s", cli_kind_name(kind), line);
 	}
-	if (replay_run(&o, &res))
+
+	if (write_path) {
+		if (!strcmp(write_path, "-") && isatty(1)) {
+			fprintf(stderr, "choke: replay: --write -: standard output is a "
+				"terminal; redirect it to a file or a pipe\n");
+			return 1;
+		}
+		if (outfile_open(&of, write_path, o.file, err, sizeof(err))) {
+			fprintf(stderr, "choke: replay: --write: %s\n", err);
+			return 1;
+		}
+		o.write_to = of.fp;
+		if (of.to_stdout)
+			report = stderr; /* standard output carries the packets */
+	}
+	/* a signal stops the replay; the output file is then not written */
+	replay_signal = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	o.stop = &replay_signal;
+	rc = replay_run(&o, &res, err, sizeof(err));
+	if (!rc && replay_signal) {
+		replay_result_free(&res);
+		rc = -EINTR;
+	}
+	if (rc) {
+		if (write_path)
+			outfile_abort(&of);
+		if (replay_signal)
+			fprintf(stderr, "choke: replay: interrupted by signal %d; no report%s\n",
+				(int)replay_signal, write_path ? " and no output file" : "");
+		else
+			fprintf(stderr, "choke: replay: %s\n", err);
+	} else if (write_path && outfile_commit(&of, err, sizeof(err))) {
+		fprintf(stderr, "choke: replay: --write: %s\n", err);
+		replay_result_free(&res);
+		rc = -EIO;
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (rc)
 		return 1;
+	warn_input(o.file, &res);
+
 	order = malloc(((size_t)res.nflows + 1) * sizeof(*order));
 	if (!order) {
 		fprintf(stderr, "choke: replay: out of memory\n");
@@ -379,16 +522,16 @@ int cmd_replay(int argc, char **argv)
 		order[f] = f;
 	sort_base = res.flows;
 	qsort(order, res.nflows, sizeof(*order), by_offered);
-	ntop = top == 0 || (uint64_t)top > res.nflows ? res.nflows : (uint32_t)top;
-	if (json)
-		print_json(o.file, qdesc, kind, o.rate_bps, &res, order, ntop);
-	else {
-		print_text(o.file, qdesc, o.rate_bps, &res, order, ntop);
-		print_penalised_text(&res, top == 0 ? 10 : (uint32_t)top);
+	ntop = top == 0 || top > res.nflows ? res.nflows : (uint32_t)top;
+	if (json) {
+		print_json(report, o.file, qdesc, kind, o.rate_bps, &res, order, ntop);
+	} else {
+		print_text(report, o.file, qdesc, o.rate_bps, &res, order, ntop);
+		print_penalised_text(report, &res, top == 0 ? 10 : (uint32_t)top);
 	}
 	free(order);
 	replay_result_free(&res);
-	if (fflush(stdout) || ferror(stdout)) {
+	if (fflush(report) || ferror(report)) {
 		fprintf(stderr, "choke: replay: writing the report failed\n");
 		return 1;
 	}

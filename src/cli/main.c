@@ -2,8 +2,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../bench/bench.h"
-#include "../../bench/bench_pkt.h"
 #include "cli.h"
 
 #define CHOKE_VERSION "0.1.0"
@@ -22,7 +20,8 @@ static void usage(FILE *f)
 		"  sim SCENARIO [--set KEY=VALUE]... [--qdisc Q] [--seed N] [--compare]\n"
 		"      [--sweep KEY=A..B:N[:log]] [--plot FILE.png] [--csv | --json]\n"
 		"        packet-level simulation of TCP and UDP through a bottleneck (scenarios/)\n"
-		"  replay [--rate RATE] [--json] [--top N] [--write OUT.pcap] FILE [choke|red|fifo WORDS...]\n"
+		"  replay [--rate RATE] [--json] [--top N] [--write OUT.pcap] [--seed N] [--strict]\n"
+		"      FILE [choke|red|fifo WORDS...]\n"
 		"        what a discipline at a bottleneck would have done to a capture\n"
 		"  bridge --in IF_A --out IF_B --rate RATE [--duplex] [--config FILE] [OPTIONS] [WORDS...]\n"
 		"        forward frames between two interfaces through a shaped CHOKe queue\n"
@@ -30,10 +29,6 @@ static void usage(FILE *f)
 		"        live counters of a running bridge\n"
 		"  reconfigure [--socket PATH] [choke|red|fifo] WORDS...\n"
 		"        change a running bridge's discipline in place\n"
-		"  bench [--json] [--quick]\n"
-		"        ns per packet of the core (FIFO floor, RED, CHOKe) against DPDK's rte_red\n"
-		"  bench pkt [--json] [--quick]\n"
-		"        flow-key extraction ns per frame; replay packets per second\n"
 		"  help | --help, version | --version\n"
 		"\n"
 		"See choke(1) and README.md.\n");
@@ -61,11 +56,6 @@ int main(int argc, char **argv)
 		return cmd_reconfigure(argc - 1, argv + 1);
 	if (!strcmp(cmd, "replay"))
 		return cmd_replay(argc - 1, argv + 1);
-	if (!strcmp(cmd, "bench")) {
-		if (argc > 2 && !strcmp(argv[2], "pkt"))
-			return choke_bench_pkt_main(argc - 2, argv + 2);
-		return choke_bench_main(argc - 1, argv + 1);
-	}
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		usage(stdout);
 		return 0;

@@ -3,18 +3,12 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pcap/pcap.h>
-#include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static volatile sig_atomic_t replay_stop;
-
-static void on_signal(int sig)
-{
-	replay_stop = sig;
-}
 
 /* ---- flows: key -> index, open addressing ---- */
 
@@ -140,23 +134,66 @@ double replay_hist_quantile(const struct replay_hist *h, double q)
 const char *replay_proto_name(uint8_t proto, char *buf, size_t len)
 {
 	switch (proto) {
+	/* IPv6 extension headers appear as the protocol of a flow whose
+	 * capture ends inside them (docs/flows.md) */
+	case 0:
+		return "hopopt";
 	case 1:
 		return "icmp";
+	case 2:
+		return "igmp";
+	case 4:
+		return "ipip";
 	case 6:
 		return "tcp";
 	case 17:
 		return "udp";
 	case 33:
 		return "dccp";
+	case 41:
+		return "ipv6";
+	case 43:
+		return "ipv6-route";
+	case 44:
+		return "ipv6-frag";
+	case 47:
+		return "gre";
+	case 50:
+		return "esp";
+	case 51:
+		return "ah";
 	case 58:
 		return "icmpv6";
+	case 59:
+		return "ipv6-nonxt";
+	case 60:
+		return "ipv6-opts";
+	case 89:
+		return "ospf";
+	case 103:
+		return "pim";
+	case 112:
+		return "vrrp";
 	case 132:
 		return "sctp";
+	case 135:
+		return "mobility-header";
 	case 136:
 		return "udplite";
+	case 139:
+		return "hip";
+	case 140:
+		return "shim6";
 	}
 	snprintf(buf, len, "%u", proto);
 	return buf;
+}
+
+const char *replay_flow_proto(const struct flow_key *k, char *buf, size_t len)
+{
+	if (k->kind != FLOW_KIND_IPV4 && k->kind != FLOW_KIND_IPV6)
+		return "-";
+	return replay_proto_name(k->proto, buf, len);
 }
 
 void replay_addr(const struct flow_key *k, int dst, char *buf, size_t len)
@@ -198,7 +235,8 @@ struct run {
 	double qlen_area, backlog_area;
 	pcap_t *dead;
 	pcap_dumper_t *dumper;
-	int write_failed;
+	char *err;
+	size_t errlen;
 };
 
 static void pkt_free(struct run *r, struct rpkt *p)
@@ -276,13 +314,16 @@ static void link_until(struct run *r, uint64_t t)
 	}
 }
 
-static int fail(struct run *r, const char *fmt, const char *arg)
+/* the message for the caller; returns code (a negative errno) */
+__attribute__((format(printf, 3, 4)))
+static int fail(struct run *r, int code, const char *fmt, ...)
 {
-	(void)r;
-	fprintf(stderr, "choke: replay: ");
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	return -1;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, r->errlen, fmt, ap);
+	va_end(ap);
+	return code;
 }
 
 static int map_linktype(int dlt)
@@ -326,11 +367,11 @@ static int one_packet(struct run *r, const struct pcap_pkthdr *h,
 	int out;
 
 	if (!p)
-		return fail(r, "%s", "packet pool exhausted");
+		return fail(r, -ENOMEM, "packet pool exhausted");
 	flow_key_from_frame(data, h->caplen, lt, &key, &p->info);
 	fi = flowtab_get(&r->ft, &key);
 	if (fi == UINT32_MAX)
-		return fail(r, "%s", "out of memory");
+		return fail(r, -ENOMEM, "out of memory");
 	r->free_list = p->next;
 	p->flow = fi;
 	p->wire_len = h->len;
@@ -340,7 +381,7 @@ static int one_packet(struct run *r, const struct pcap_pkthdr *h,
 	if (r->dumper) {
 		p->data = malloc(h->caplen ? h->caplen : 1);
 		if (!p->data)
-			return fail(r, "%s", "out of memory");
+			return fail(r, -ENOMEM, "out of memory");
 		memcpy(p->data, data, h->caplen);
 	}
 	f = &r->ft.flows[fi];
@@ -403,41 +444,248 @@ static void run_free(struct run *r)
 		pcap_close(r->dead);
 }
 
-int replay_run(const struct replay_opts *o, struct replay_result *res)
+/* ---- what is refused in a capture (docs/inputs.md) ---- */
+
+/*
+ * The capture reaches libpcap through a counting stream (fopencookie over
+ * the file's descriptor), so the bytes libpcap has consumed are known:
+ * those the stream was given less those still in its buffer (glibc's read
+ * pointers; elsewhere the check is off). That is how a classic-pcap record
+ * whose captured length is above the file's snaplen is seen: libpcap cuts
+ * it to the snaplen without a word (for pcapng it refuses the file).
+ */
+struct counted {
+	int fd;             /* the file, or standard input */
+	int own;            /* close fd at the end */
+	uint64_t n;         /* bytes given to the stream */
+	uint8_t magic[4];   /* the first four */
+	FILE *s;            /* the stream libpcap reads */
+	/* the check: record header bytes (0: no check) and where the next
+	 * record starts */
+	uint64_t hdr, pos;
+};
+
+static ssize_t counted_read(void *cookie, char *buf, size_t size)
 {
-	char errbuf[PCAP_ERRBUF_SIZE];
+	struct counted *c = cookie;
+	ssize_t n = read(c->fd, buf, size);
+	size_t i;
+
+	if (n <= 0)
+		return n; /* 0 at the end; -1 with errno (EINTR for a signal) */
+	for (i = 0; c->n + i < 4 && i < (size_t)n; i++)
+		c->magic[c->n + i] = (uint8_t)buf[i];
+	c->n += (uint64_t)n;
+	return n;
+}
+
+static int counted_close(void *cookie)
+{
+	struct counted *c = cookie;
+	int rc = c->own ? close(c->fd) : 0;
+
+	free(c);
+	return rc;
+}
+
+/* path ("-": standard input) as a stream counting into *cp */
+static FILE *counted_open(const char *path, struct counted **cp)
+{
+	static const cookie_io_functions_t io = { .read = counted_read,
+						  .close = counted_close };
+	struct counted *c = calloc(1, sizeof(*c));
+	int e;
+
+	if (!c)
+		return NULL;
+	c->own = strcmp(path, "-") != 0;
+	c->fd = c->own ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	if (c->fd < 0) {
+		e = errno;
+		free(c);
+		errno = e;
+		return NULL;
+	}
+	c->s = fopencookie(c, "r", io);
+	if (!c->s || setvbuf(c->s, NULL, _IOFBF, 1 << 16)) {
+		if (c->s)
+			fclose(c->s); /* frees c */
+		else
+			counted_close(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	*cp = c;
+	return c->s;
+}
+
+/* the bytes libpcap has taken from the stream */
+static uint64_t counted_pos(const struct counted *c)
+{
+#ifdef __GLIBC__
+	return c->n - (uint64_t)(c->s->_IO_read_end - c->s->_IO_read_ptr);
+#else
+	return c->n;
+#endif
+}
+
+/* after the file header: whether records can be checked */
+static void capcheck_init(struct counted *c, pcap_t *pc)
+{
+	const uint8_t *m = c->magic;
+	uint32_t le = (uint32_t)m[0] | (uint32_t)m[1] << 8 | (uint32_t)m[2] << 16 |
+		      (uint32_t)m[3] << 24;
+	uint32_t be = (uint32_t)m[3] | (uint32_t)m[2] << 8 | (uint32_t)m[1] << 16 |
+		      (uint32_t)m[0] << 24;
+
+	c->hdr = 0;
+#ifdef __GLIBC__
+	if (pcap_major_version(pc) != 2)
+		return;
+	if (le == 0xa1b2c3d4 || be == 0xa1b2c3d4 || le == 0xa1b23c4d || be == 0xa1b23c4d)
+		c->hdr = 16;
+	else if (le == 0xa1b2cd34 || be == 0xa1b2cd34) /* Kuznetzov's patched format */
+		c->hdr = 24;
+	c->pos = counted_pos(c);
+#else
+	(void)pc;
+	(void)le;
+	(void)be;
+#endif
+}
+
+/* The captured length the file gave the record just read (above h->caplen
+ * when libpcap cut it to the snaplen). */
+static uint64_t capcheck_len(struct counted *c, const struct pcap_pkthdr *h)
+{
+	uint64_t pos, n;
+
+	if (!c->hdr)
+		return h->caplen;
+	pos = counted_pos(c);
+	n = pos - c->pos - c->hdr;
+	c->pos = pos;
+	return n > h->caplen ? n : h->caplen;
+}
+
+/* A record's time in ns since the epoch, or UINT64_MAX if it is none
+ * (negative, a fraction of a second of 10^9 ns or more, or past 2514). */
+static uint64_t record_ns(const struct pcap_pkthdr *h)
+{
+	if (h->ts.tv_sec < 0 || (uint64_t)h->ts.tv_sec >= (1ull << 34) ||
+	    h->ts.tv_usec < 0 || h->ts.tv_usec >= 1000000000)
+		return UINT64_MAX;
+	return (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
+}
+
+/*
+ * Why a record cannot be replayed, into why (empty if it can); counts it.
+ * ta is its time (record_ns), last the previous replayed record's, first
+ * whether there was none.
+ */
+static void record_check(struct replay_result *res, const struct pcap_pkthdr *h,
+			 uint64_t filecap, uint64_t ta, uint64_t last, int first,
+			 char *why, size_t len)
+{
+	why[0] = 0;
+	if (filecap > h->caplen) {
+		res->skipped_caplen++;
+		snprintf(why, len, "captured length %llu is above the file's snaplen %d",
+			 (unsigned long long)filecap, res->snaplen);
+	} else if (h->len == 0 || h->len < h->caplen || h->len > REPLAY_MAX_LEN) {
+		res->skipped_len++;
+		if (h->len > REPLAY_MAX_LEN)
+			snprintf(why, len, "original length %u is above %u bytes", h->len,
+				 REPLAY_MAX_LEN);
+		else if (h->len == 0)
+			snprintf(why, len, "original length is 0");
+		else
+			snprintf(why, len, "original length %u is below the captured "
+				 "length %u", h->len, h->caplen);
+	} else if (ta == UINT64_MAX) {
+		res->skipped_time++;
+		snprintf(why, len, "timestamp %lld.%09lld s is not a time",
+			 (long long)h->ts.tv_sec, (long long)h->ts.tv_usec);
+	} else if (!first && (ta > last + REPLAY_MAX_GAP_NS || ta + REPLAY_MAX_GAP_NS < last)) {
+		res->skipped_time++;
+		snprintf(why, len, "timestamp is %.0f s %s the previous record's "
+			 "(more than a day)",
+			 ta > last ? (double)(ta - last) * 1e-9 : (double)(last - ta) * 1e-9,
+			 ta > last ? "after" : "before");
+	}
+}
+
+uint64_t replay_skipped(const struct replay_result *res)
+{
+	return res->skipped_caplen + res->skipped_len + res->skipped_time;
+}
+
+/* the dumper on a duplicate of the caller's descriptor */
+static int open_dumper(struct run *r, pcap_t *pc)
+{
+	int fd = dup(fileno(r->o->write_to)), e;
+	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+
+	if (!f) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		return fail(r, -e, "cannot write the delivered packets: %s", strerror(e));
+	}
+	r->dead = pcap_open_dead_with_tstamp_precision(pcap_datalink(pc), pcap_snapshot(pc),
+						       PCAP_TSTAMP_PRECISION_NANO);
+	r->dumper = r->dead ? pcap_dump_fopen(r->dead, f) : NULL;
+	if (!r->dumper) {
+		fclose(f);
+		return fail(r, -EIO, "cannot write the delivered packets: %s",
+			    r->dead ? pcap_geterr(r->dead) : "out of memory");
+	}
+	return 0;
+}
+
+int replay_run(const struct replay_opts *o, struct replay_result *res, char *err,
+	       size_t errlen)
+{
+	char errbuf[PCAP_ERRBUF_SIZE], why[192];
 	struct run r;
+	struct counted *cnt = NULL;
+	FILE *in;
 	pcap_t *pc;
 	struct pcap_pkthdr *h;
 	const u_char *data;
-	uint64_t t0 = 0, last = 0, t = 0;
-	int lt, rc, first = 1, status = -1;
+	uint64_t t0 = 0, last_abs = 0, last = 0, t = 0;
+	int lt, rc, first = 1, status;
 	uint32_t i;
-	struct sigaction sa, old_int, old_term;
 
 	memset(res, 0, sizeof(*res));
 	memset(&r, 0, sizeof(r));
 	r.o = o;
 	r.res = res;
+	r.err = err;
+	r.errlen = errlen;
 	if (!o->rate_bps)
-		return fail(&r, "%s", "the bottleneck rate is 0");
-	pc = pcap_open_offline_with_tstamp_precision(o->file, PCAP_TSTAMP_PRECISION_NANO,
-						     errbuf);
-	if (!pc)
-		return fail(&r, "%s", errbuf);
+		return fail(&r, -EINVAL, "the bottleneck rate is 0");
+	in = counted_open(o->file, &cnt);
+	if (!in)
+		return fail(&r, -errno, "%s: %s", o->file, strerror(errno));
+	pc = pcap_fopen_offline_with_tstamp_precision(in, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (!pc) {
+		fclose(in);
+		return fail(&r, -EIO, "%s: %s", o->file, errbuf);
+	}
 	lt = map_linktype(pcap_datalink(pc));
 	res->linktype = pcap_datalink(pc);
+	res->snaplen = pcap_snapshot(pc);
 	if (lt < 0 || !pkt_linktype_supported(lt)) {
-		char msg[256];
+		const char *name = pcap_datalink_val_to_name(pcap_datalink(pc));
 
-		snprintf(msg, sizeof(msg), "%s: link type %d (%s) is not supported "
-			 "(Ethernet, raw IP, IPv4, IPv6 and Linux cooked captures are)",
-			 o->file, pcap_datalink(pc),
-			 pcap_datalink_val_to_name(pcap_datalink(pc)) ?
-				 pcap_datalink_val_to_name(pcap_datalink(pc)) : "unknown");
+		fail(&r, -ENOTSUP, "%s: link type %d (%s) is not supported (Ethernet, raw IP, "
+		     "IPv4, IPv6 and Linux cooked captures are)", o->file, pcap_datalink(pc),
+		     name ? name : "unknown");
 		pcap_close(pc);
-		return fail(&r, "%s", msg);
+		return -ENOTSUP;
 	}
+	status = fail(&r, -ENOMEM, "out of memory");
 	res->delay = calloc(1, sizeof(*res->delay));
 	res->hh = malloc(sizeof(*res->hh));
 	if (res->hh) {
@@ -452,60 +700,62 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 	}
 	r.ring = malloc(choke_ring_bytes(o->q.limit));
 	r.pool = calloc((size_t)o->q.limit + 2, sizeof(*r.pool));
-	if (!res->delay || !res->hh || !r.ring || !r.pool || flowtab_init(&r.ft)) {
-		fail(&r, "%s", "out of memory");
+	if (!res->delay || !res->hh || !r.ring || !r.pool || flowtab_init(&r.ft))
 		goto out;
-	}
 	if (choke_init(&r.q, &o->q, r.ring, choke_ring_bytes(o->q.limit))) {
-		fail(&r, "%s", "invalid queue configuration");
+		status = fail(&r, -EINVAL, "invalid queue configuration");
 		goto out;
 	}
 	choke_seed(&r.q, o->seed);
 	for (i = 0; i < o->q.limit + 2; i++)
 		pkt_free(&r, &r.pool[i]);
-	if (o->write_file) {
-		r.dead = pcap_open_dead_with_tstamp_precision(pcap_datalink(pc),
-							      pcap_snapshot(pc),
-							      PCAP_TSTAMP_PRECISION_NANO);
-		r.dumper = r.dead ? pcap_dump_open(r.dead, o->write_file) : NULL;
-		if (!r.dumper) {
-			fail(&r, "%s", r.dead ? pcap_geterr(r.dead) : "cannot open output");
+	if (o->write_to && (status = open_dumper(&r, pc)))
+		goto out;
+
+	capcheck_init(cnt, pc);
+	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
+		uint64_t ta = record_ns(h);
+
+		if (o->stop && *o->stop) {
+			status = fail(&r, -EINTR, "interrupted after %llu records",
+				      (unsigned long long)res->packets_read);
 			goto out;
 		}
-	}
-
-	replay_stop = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	while (!replay_stop && (rc = pcap_next_ex(pc, &h, &data)) == 1) {
-		t = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
+		res->packets_read++;
+		record_check(res, h, capcheck_len(cnt, h), ta, last_abs, first, why,
+			     sizeof(why));
+		if (why[0]) {
+			if (o->strict) {
+				status = fail(&r, -EBADMSG, "%s: record %llu: %s (refused: "
+					      "--strict)", o->file,
+					      (unsigned long long)res->packets_read, why);
+				goto out;
+			}
+			if (replay_skipped(res) == 1)
+				snprintf(res->first_skip, sizeof(res->first_skip),
+					 "record %llu: %s",
+					 (unsigned long long)res->packets_read, why);
+			continue;
+		}
 		if (first) {
-			t0 = t;
+			t0 = last_abs = ta;
 			first = 0;
 		}
-		t = t >= t0 ? t - t0 : 0;
-		if (t < last) {
+		if (ta < last_abs) {
 			res->reordered++;
-			t = last;
+			ta = last_abs; /* held at the previous */
 		}
-		last = t;
-		res->packets_read++;
+		last_abs = ta;
+		t = last = ta - t0;
 		if (h->caplen < h->len)
 			res->truncated_records++;
-		if (one_packet(&r, h, data, t, lt))
-			goto restore;
-	}
-	if (replay_stop) {
-		fprintf(stderr, "choke: replay: interrupted by signal %d after %llu "
-			"packets; no report\n", (int)replay_stop,
-			(unsigned long long)res->packets_read);
-		goto restore;
+		if ((status = one_packet(&r, h, data, t, lt)))
+			goto out;
 	}
 	if (rc == PCAP_ERROR) {
-		fail(&r, "%s", pcap_geterr(pc));
-		goto restore;
+		status = fail(&r, -EIO, "%s: record %llu: %s", o->file,
+			      (unsigned long long)res->packets_read + 1, pcap_geterr(pc));
+		goto out;
 	}
 	res->capture_seconds = (double)last * 1e-9;
 	/* the capture is over: drain the queue */
@@ -518,11 +768,10 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 	}
 	advance(&r, t > last ? t : last);
 	res->end_seconds = (double)(t > last ? t : last) * 1e-9;
-	if (r.dumper) {
-		if (pcap_dump_flush(r.dumper) || ferror(pcap_dump_file(r.dumper))) {
-			fail(&r, "%s", "writing the output file failed");
-			goto restore;
-		}
+	if (r.dumper && (pcap_dump_flush(r.dumper) || ferror(pcap_dump_file(r.dumper)))) {
+		status = fail(&r, -EIO, "writing the delivered packets: %s",
+			      strerror(errno ? errno : EIO));
+		goto out;
 	}
 	res->st = *choke_get_stats(&r.q);
 	res->flows = r.ft.flows;
@@ -546,16 +795,13 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 		res->mean_backlog = r.backlog_area / span;
 	}
 	status = 0;
-restore:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	if (errlen)
+		err[0] = 0;
 out:
 	free(r.ft.flows);
 	run_free(&r);
 	pcap_close(pc);
 	if (status) {
-		if (o->write_file)
-			unlink(o->write_file); /* never leave a partial output */
 		free(res->delay);
 		res->delay = NULL;
 		if (res->hh)

@@ -6,6 +6,8 @@
 #ifndef CHOKE_REPLAY_H
 #define CHOKE_REPLAY_H
 
+#include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -16,12 +18,25 @@
 /* counters of the heavy-hitter summary of matched drops */
 #define REPLAY_HH_K 64
 
+/* What is refused in a capture (docs/inputs.md): records longer than this
+ * (captured or original length; libpcap's own bound for Ethernet), and
+ * timestamps more than REPLAY_MAX_GAP_NS away from the previous record. */
+#define REPLAY_MAX_LEN (256u * 1024)
+#define REPLAY_MAX_GAP_NS (86400ull * 1000000000u) /* one day */
+
 struct replay_opts {
-	const char *file;       /* pcap or pcapng */
-	const char *write_file; /* delivered packets, or NULL */
+	const char *file;       /* pcap or pcapng; "-" is standard input */
+	/* the delivered packets as a pcap file, or NULL: written through a
+	 * duplicate of its descriptor (nothing may be buffered in it); the
+	 * caller keeps, syncs and closes it */
+	FILE *write_to;
 	uint64_t rate_bps;      /* bottleneck rate, bits per second */
 	struct choke_config q;  /* the discipline */
 	uint64_t seed;          /* the discipline's random generator */
+	int strict;             /* refuse a file with a record that would be skipped */
+	/* if not NULL, the replay stops (-EINTR) once *stop is non-zero: a
+	 * caller's signal handler sets it */
+	const volatile sig_atomic_t *stop;
 };
 
 struct replay_flow {
@@ -47,7 +62,15 @@ struct replay_result {
 	int linktype;
 	uint64_t packets_read;     /* records in the file */
 	uint64_t truncated_records; /* caplen < len */
-	uint64_t reordered;        /* timestamps that went backwards (clamped) */
+	uint64_t reordered;        /* timestamps that went backwards (held) */
+	/* records skipped (refused with strict), by reason: */
+	uint64_t skipped_caplen;   /* captured length above the file's snaplen */
+	uint64_t skipped_len;      /* original length 0, below the captured
+				    * length or above REPLAY_MAX_LEN */
+	uint64_t skipped_time;     /* timestamp not a time, or more than
+				    * REPLAY_MAX_GAP_NS from the previous */
+	int snaplen;               /* the file's (libpcap's view of it) */
+	char first_skip[224];      /* "record N: why" of the first skipped */
 	double capture_seconds;    /* first to last timestamp */
 	double end_seconds;        /* until the queue drained */
 	struct replay_flow *flows;
@@ -66,18 +89,27 @@ struct replay_result {
 };
 
 /*
- * Run the replay. Returns 0, or -1 after printing a message (prefixed
- * "choke: replay: ") to stderr: unreadable, corrupt or truncated file,
- * unsupported link type, write errors. On -1 nothing in *res is valid.
+ * Run the replay. Returns 0, or a negative errno with a message in err
+ * (nothing printed): -EINVAL bad options, -ENOENT/-EIO an unreadable,
+ * corrupt or truncated file (libpcap's message), -ENOTSUP an unsupported
+ * link type, -EBADMSG a record refused with strict, -EINTR stopped,
+ * -ENOMEM, -EIO writing. On error nothing in *res is valid.
  */
-int replay_run(const struct replay_opts *o, struct replay_result *res);
+int replay_run(const struct replay_opts *o, struct replay_result *res, char *err,
+	       size_t errlen);
 void replay_result_free(struct replay_result *res);
+
+/* The number of records skipped, all reasons. */
+uint64_t replay_skipped(const struct replay_result *res);
 
 /* Delay percentile (0 < q < 1) in nanoseconds. */
 double replay_hist_quantile(const struct replay_hist *h, double q);
 
-/* "tcp", "udp", ... or the number. */
+/* "tcp", "udp", ... (IANA's keywords, lower case) or the number. */
 const char *replay_proto_name(uint8_t proto, char *buf, size_t len);
+/* A flow's protocol: its name for IPv4 and IPv6 flows, "-" for the others
+ * (non-IP, malformed, truncated: they have none). */
+const char *replay_flow_proto(const struct flow_key *k, char *buf, size_t len);
 /* The addresses of a key as text (IPv4 dotted, IPv6 RFC 5952). */
 void replay_addr(const struct flow_key *k, int dst, char *buf, size_t len);
 

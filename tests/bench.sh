@@ -1,0 +1,72 @@
+#!/bin/sh
+# choke-bench, quickly: every discipline reported with its ratios, the flow
+# key and replay rows, the usage, and `choke` no longer carrying the
+# benchmarks. Usage: BENCH=build/gcc/choke-bench CHOKE=build/gcc/choke sh tests/bench.sh
+set -u
+BENCH=${BENCH:-build/gcc/choke-bench}
+CHOKE=${CHOKE:-build/gcc/choke}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fails=0
+n=0
+ok() { n=$((n + 1)); echo "ok   bench/$1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL bench/$1: $2"; }
+run() {
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	echo $?
+}
+
+# 1. the core: every discipline reported, with ratios
+st=$(run "$BENCH" --quick --json)
+python3 - "$tmp/out" <<'PY' >"$tmp/py" 2>&1
+import json, sys
+rows = json.load(open(sys.argv[1]))
+kinds = {r["discipline"] for r in rows}
+assert {"fifo", "red", "choke"} <= kinds, kinds
+for r in rows:
+    assert "queue" in r and "flows" in r, r
+    if r.get("available", True) is False:
+        assert r["discipline"] == "dpdk_red", r   # only the peer may be missing
+        continue
+    assert r["ns_per_pkt"] > 0 and r["ratio_to_fifo"] > 0, r
+    if r["discipline"] == "fifo":
+        assert abs(r["ratio_to_fifo"] - 1) < 1e-9
+print("%d rows, %s" % (len(rows), ",".join(sorted(kinds))))
+PY
+py=$?
+if [ "$st" = 0 ] && [ $py = 0 ]; then ok "core-json: $(cat "$tmp/py")"
+else bad core-json "status $st $(cat "$tmp/py" "$tmp/err")"; fi
+
+# 2. pkt: the three frames against their floor, the replay against libpcap
+st=$(run "$BENCH" pkt --quick --json)
+python3 - "$tmp/out" <<'PY' >"$tmp/py" 2>&1
+import json, sys
+rows = json.load(open(sys.argv[1]))
+keys = [r for r in rows if r["bench"] == "flow_key"]
+rep = [r for r in rows if r["bench"] == "replay"]
+assert len(keys) == 3 and len(rep) == 1, rows
+assert all(r["ns_per_frame"] > 0 and r["ratio_to_floor"] > 0 for r in keys), keys
+assert rep[0]["packets"] == 100000 and rep[0]["mpps"] > 0, rep
+print("%d rows" % len(rows))
+PY
+py=$?
+if [ "$st" = 0 ] && [ $py = 0 ]; then ok "pkt-json: $(cat "$tmp/py")"
+else bad pkt-json "status $st $(cat "$tmp/py" "$tmp/err")"; fi
+
+# 3. usage: --help on stdout with status 0, a bad option status 2
+st=$(run "$BENCH" --help)
+if [ "$st" = 0 ] && grep -q "usage: choke-bench" "$tmp/out"; then ok help; else bad help "status $st"; fi
+st=$(run "$BENCH" pkt -h)
+if [ "$st" = 0 ] && grep -q "usage: choke-bench pkt" "$tmp/out"; then ok pkt-help; else bad pkt-help "status $st"; fi
+st=$(run "$BENCH" --frob)
+if [ "$st" = 2 ] && grep -q -- "--frob" "$tmp/err"; then ok bad-option; else bad bad-option "status $st"; fi
+st=$(run "$BENCH" pkt --frob)
+if [ "$st" = 2 ] && grep -q -- "--frob" "$tmp/err"; then ok pkt-bad-option; else bad pkt-bad-option "status $st"; fi
+
+# 4. the benchmarks live here only: `choke bench` is an unknown command
+st=$(run "$CHOKE" bench --quick)
+if [ "$st" = 2 ] && grep -q 'unknown command "bench"' "$tmp/err"; then ok not-in-choke
+else bad not-in-choke "choke bench: status $st"; fi
+
+echo "bench: $n tests, $fails failed"
+[ $fails = 0 ]
