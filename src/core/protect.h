@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/*
+ * `protect [N]`: every flow held to about its fair share of the link with
+ * bounded state. docs/variants.md has the rule, why each piece is there
+ * (with the measurements that chose it) and the references. Internal to
+ * src/core and included by choke.c only, so the kernel module, which
+ * compiles choke.c, gets it unchanged.
+ *
+ * The clock is the departures: a rate is arrivals per departed packet and
+ * a window is 2^CHOKE_PROTECT_WINDOW_LOG departures, so no link rate or
+ * wall time is needed. Every piece is O(1) per packet with a fixed worst
+ * case; a window's end costs a constant 16 words more.
+ *
+ *  - The share. Each arrival sets the bit of its flow's hash in a bitmap
+ *    of CHOKE_PROTECT_BINS bins; at the end of the window the bits set
+ *    count the flows that arrived in it (n, corrected for two flows in one
+ *    bin by linear counting: n = -B ln(1 - t/B) for t of B bins). The fair
+ *    share is the window's departures divided among them, W / n packets
+ *    per window, times a boost (below).
+ *
+ *  - The rates. A table of N entries in N / 4 buckets of 4; a flow may
+ *    live in either of two buckets (two hashes), so a lookup compares 8
+ *    flow values. An entry counts its flow's arrivals (CHOKE_PROTECT_ONE
+ *    each) in a counter that halves every 2^CHOKE_PROTECT_HALFLIFE_LOG
+ *    departures, decayed when touched. A flow arriving m times per
+ *    departure settles at m ONE / (1 - 2^(-1/1024)) ~ m ONE 1024 / ln 2,
+ *    so the counter of a flow at the share (S / W per departure, S in Q8
+ *    packets per window) is F = S ONE / (256 ln 2) = S round(2^16/ln 2) >> 16.
+ *
+ *  - The feed. An arrival of an untracked flow is a candidate when it
+ *    matches a queued packet (CHOKe's own evidence) or when it is sampled
+ *    (one untracked arrival in CHOKE_PROTECT_SAMPLE on average, at random
+ *    gaps). A candidate takes the entry with the smallest decayed counter
+ *    among its 8 if that counter is at most F (a flow within its share is
+ *    never dropped by protect, so forgetting it costs nothing).
+ *
+ * The rule: an arrival of a tracked flow whose counter r exceeds the
+ * allowance is dropped with probability 1 - allowance / r, so the flow's
+ * admitted rate is the allowance (AFD's differential dropping: Pan,
+ * Breslau, Prabhakar and Shenker, 2003). The allowance is F while the RED
+ * average is above min (CHOKe's congestion); at or below min it is F + F/4
+ * if the link has been busy (no idle period in this window or the last),
+ * room for TCP's variations where RED does not push back yet, and there is
+ * none otherwise (an idle link is not congested).
+ *
+ * The boost: counting every flow is right for flows this link limits (TCP,
+ * floods) and too strict for flows limited elsewhere (short transfers,
+ * light streams), whose unused share then idles the link. A window in
+ * which the link went idle while protect dropped doubles the boost; a
+ * window without idle time ending above min takes a quarter of it off
+ * (down to 1).
+ */
+#ifndef CHOKE_CORE_PROTECT_H
+#define CHOKE_CORE_PROTECT_H
+
+#include "choke/core.h"
+
+#if defined(__KERNEL__)
+#include <linux/math64.h>
+#define protect_div64(a, b) div64_u64((a), (b))
+#else
+#define protect_div64(a, b) ((a) / (b))
+#endif
+
+#define PROTECT_NONE 0xffffffffu
+#define PROTECT_SHARE_MAX 0xffffffffu /* no limit */
+#define PROTECT_BOOST_ONE 256u
+#define PROTECT_BOOST_MAX (256u << 16)
+#define PROTECT_WINDOW (1u << CHOKE_PROTECT_WINDOW_LOG)
+
+_Static_assert(CHOKE_PROTECT_HALFLIFE_LOG == 10, "the decay tables are for 2^10");
+
+/*
+ * The decay over d departures is 2^(-d / 1024): whole half-lives as a
+ * shift, then 2^(-i/16) for the sixteenths of a half-life and 2^(-j/1024)
+ * for the rest, both round(2^32 x).
+ */
+static const uint64_t protect_decay16[16] = {
+	4294967296ull, 4112874773u, 3938502376u, 3771522796u,
+	3611622603u, 3458501653u, 3311872529u, 3171459999u,
+	3037000500u, 2908241642u, 2784941738u, 2666869345u,
+	2553802834u, 2445529972u, 2341847524u, 2242560872u,
+};
+static const uint64_t protect_decay1024[64] = {
+	4294967296ull, 4292061010u, 4289156690u, 4286254336u,
+	4283353945u, 4280455518u, 4277559051u, 4274664544u,
+	4271771996u, 4268881406u, 4265992771u, 4263106091u,
+	4260221365u, 4257338590u, 4254457766u, 4251578891u,
+	4248701965u, 4245826985u, 4242953951u, 4240082861u,
+	4237213713u, 4234346507u, 4231481241u, 4228617914u,
+	4225756525u, 4222897072u, 4220039553u, 4217183969u,
+	4214330316u, 4211478595u, 4208628803u, 4205780940u,
+	4202935003u, 4200090993u, 4197248907u, 4194408744u,
+	4191570503u, 4188734182u, 4185899781u, 4183067298u,
+	4180236731u, 4177408080u, 4174581343u, 4171756519u,
+	4168933606u, 4166112603u, 4163293509u, 4160476323u,
+	4157661043u, 4154847668u, 4152036197u, 4149226628u,
+	4146418961u, 4143613193u, 4140809324u, 4138007352u,
+	4135207276u, 4132409095u, 4129612808u, 4126818412u,
+	4124025908u, 4121235293u, 4118446566u, 4115659727u,
+};
+
+/* round(2^16 / ln 2) */
+#define PROTECT_LN2INV_Q16 94548u
+
+/* -ln(1 - k/32) / (k/32) in Q16 for k = 0..31, and k = 31's again: linear
+ * counting's correction, interpolated between the points */
+static const uint32_t protect_lincount[33] = {
+	65536, 66582, 67674, 68815, 70009, 71261, 72575, 73958,
+	75414, 76952, 78579, 80304, 82139, 84095, 86188, 88433,
+	90852, 93470, 96315, 99426, 102847, 106639, 110877, 115664,
+	121136, 127492, 135022, 144183, 155747, 171180, 193818, 234457,
+	234457,
+};
+
+static inline uint32_t protect_bin(uint32_t flow)
+{
+	return (flow * 0x9E3779B1u) >> (32 - CHOKE_PROTECT_BINS_LOG);
+}
+
+/* The two buckets of a flow, distinct (there are at least two). */
+static inline void protect_buckets(const struct choke *q, uint32_t flow,
+				   uint32_t *b1, uint32_t *b2)
+{
+	uint32_t nb = q->pr.nbuckets;
+
+	*b1 = (uint32_t)(((uint64_t)(flow * 0x85EBCA6Bu) * nb) >> 32);
+	*b2 = *b1 + 1 + (uint32_t)(((uint64_t)(flow * 0xC2B2AE35u) * (nb - 1)) >> 32);
+	if (*b2 >= nb)
+		*b2 -= nb;
+}
+
+/* A counter decayed over `age` departures (rounded down). */
+static inline uint32_t protect_decay(uint32_t r, uint64_t age)
+{
+	uint64_t halves = age >> CHOKE_PROTECT_HALFLIFE_LOG;
+	uint64_t x;
+
+	if (halves >= 32)
+		return 0;
+	x = ((uint64_t)(r >> halves) * protect_decay16[(age >> 6) & 15u]) >> 32;
+	return (uint32_t)((x * protect_decay1024[age & 63u]) >> 32);
+}
+
+/* F: the counter of a flow arriving at the (boosted) share. */
+static inline uint64_t protect_fair(const struct choke *q)
+{
+	return ((((uint64_t)q->pr.share * PROTECT_LN2INV_Q16) >> 16) *
+		q->pr.boost) >> 8;
+}
+
+/* The entry holding flow, or PROTECT_NONE. */
+static inline uint32_t protect_find(const struct choke *q, uint32_t flow)
+{
+	uint32_t b1, b2, w;
+
+	protect_buckets(q, flow, &b1, &b2);
+	for (w = 0; w < CHOKE_PROTECT_WAYS; w++) {
+		uint32_t i = b1 * CHOKE_PROTECT_WAYS + w;
+
+		if (q->pr.flow[i] == flow && q->pr.rate[i])
+			return i;
+	}
+	for (w = 0; w < CHOKE_PROTECT_WAYS; w++) {
+		uint32_t i = b2 * CHOKE_PROTECT_WAYS + w;
+
+		if (q->pr.flow[i] == flow && q->pr.rate[i])
+			return i;
+	}
+	return PROTECT_NONE;
+}
+
+/*
+ * Enter an untracked flow: the entry with the smallest decayed counter of
+ * its two buckets (the first such: b1's ways before b2's) if that counter
+ * is at most F. Returns the entry or PROTECT_NONE.
+ */
+static inline uint32_t protect_insert(struct choke *q, uint32_t flow)
+{
+	uint32_t b[2], k, w, best = PROTECT_NONE, best_r = 0;
+
+	protect_buckets(q, flow, &b[0], &b[1]);
+	for (k = 0; k < 2; k++) {
+		for (w = 0; w < CHOKE_PROTECT_WAYS; w++) {
+			uint32_t i = b[k] * CHOKE_PROTECT_WAYS + w;
+			uint32_t r = protect_decay(q->pr.rate[i],
+						   q->pr.clock - q->pr.stamp[i]);
+
+			if (best == PROTECT_NONE || r < best_r) {
+				best = i;
+				best_r = r;
+			}
+		}
+	}
+	if (best_r > protect_fair(q))
+		return PROTECT_NONE;
+	q->pr.flow[best] = flow;
+	q->pr.rate[best] = CHOKE_PROTECT_ONE;
+	q->pr.stamp[best] = q->pr.clock;
+	q->stats.protect_inserts++;
+	return best;
+}
+
+/* Mark the arrival's bin in this window's bitmap. */
+static inline void protect_see(struct choke *q, uint32_t flow)
+{
+	uint32_t b = protect_bin(flow);
+	uint64_t bit = 1ull << (b & 63);
+
+	if (!(q->pr.seen[b >> 6] & bit)) {
+		q->pr.seen[b >> 6] |= bit;
+		q->pr.flows++;
+	}
+}
+
+/* Flows that arrived in the window, Q16: t (1 + ...) by linear counting. */
+static inline uint64_t protect_nflows(uint32_t t)
+{
+	uint32_t x = t * 32, k = x >> CHOKE_PROTECT_BINS_LOG;
+	uint32_t f = x & (CHOKE_PROTECT_BINS - 1);
+	uint64_t corr;
+
+	if (k >= 32) {
+		k = 31;
+		f = CHOKE_PROTECT_BINS - 1;
+	}
+	corr = ((uint64_t)protect_lincount[k] * (CHOKE_PROTECT_BINS - f) +
+		(uint64_t)protect_lincount[k + 1] * f) >> CHOKE_PROTECT_BINS_LOG;
+	return (uint64_t)t * corr;
+}
+
+/* The end of a window (the clock just reached a multiple of W): the next
+ * share, the boost, and a clean slate. */
+static inline void protect_window_end(struct choke *q)
+{
+	uint32_t i;
+
+	if (q->pr.flows) {
+		uint64_t s = protect_div64((uint64_t)PROTECT_WINDOW << 24,
+					   protect_nflows(q->pr.flows));
+
+		q->pr.share = s > PROTECT_SHARE_MAX ? PROTECT_SHARE_MAX : (uint32_t)s;
+	} else {
+		q->pr.share = PROTECT_SHARE_MAX;
+	}
+	if (q->pr.idled && q->pr.drops) {
+		q->pr.boost = q->pr.boost >= PROTECT_BOOST_MAX ? PROTECT_BOOST_MAX
+								: q->pr.boost * 2;
+	} else if (!q->pr.idled && q->qavg > q->qth_min) {
+		q->pr.boost -= q->pr.boost >> 2;
+		if (q->pr.boost < PROTECT_BOOST_ONE)
+			q->pr.boost = PROTECT_BOOST_ONE;
+	}
+	q->pr.busy = !q->pr.idled;
+	q->pr.idled = 0;
+	q->pr.drops = 0;
+	q->pr.flows = 0;
+	for (i = 0; i < CHOKE_PROTECT_BINS / 64; i++)
+		q->pr.seen[i] = 0;
+}
+
+#endif /* CHOKE_CORE_PROTECT_H */
