@@ -45,7 +45,7 @@ CLI_SRC += src/cli/cmd_sim.c $(SIM_SRC)
 SIM_TEST_SRC := tests/sim/test_sim.c
 TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
 	tests/test_model.c tests/test_params.c tests/test_red.c tests/test_pkt.c \
-	tests/test_hh.c
+	tests/test_hh.c tests/test_protect.c
 HDRS := $(wildcard include/choke/*.h src/*/*.h tests/*.h bench/*.h)
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(PKT_SRC:%.c=$(BUILD)/%.o)

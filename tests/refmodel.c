@@ -253,18 +253,26 @@ static uint32_t pr_decay(uint32_t r, uint64_t age)
 	return (uint32_t)((x * pr_decay1024[rest]) >> 32);
 }
 
+/* MurmurHash3's 32-bit finalizer */
+static uint32_t pr_mix(uint32_t x)
+{
+	x = (x ^ (x >> 16)) * 0x85EBCA6Bu;
+	x = (x ^ (x >> 13)) * 0xC2B2AE35u;
+	return x ^ (x >> 16);
+}
+
 static uint32_t pr_bin(uint32_t flow)
 {
-	return (uint32_t)(flow * 0x9E3779B1u) >> 22;
+	return pr_mix(flow) / (1u << 22);
 }
 
 /* the eight entries a flow may use: bucket one's four, then bucket two's */
 static void pr_candidates(const struct refq *m, uint32_t flow, unsigned c[8])
 {
 	unsigned nb = m->pr.entries / 4, b1, b2, w;
-	uint32_t h1 = flow * 0x85EBCA6Bu, h2 = flow * 0xC2B2AE35u;
+	uint32_t h = pr_mix(flow), h2 = h * 0x9E3779B1u;
 
-	b1 = (unsigned)(((uint64_t)h1 * nb) >> 32);
+	b1 = (unsigned)(((uint64_t)h * nb) >> 32);
 	b2 = (b1 + 1 + (unsigned)(((uint64_t)h2 * (nb - 1)) >> 32)) % nb;
 	for (w = 0; w < 4; w++) {
 		c[w] = b1 * 4 + w;

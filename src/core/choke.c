@@ -395,10 +395,10 @@ static void protect_configure(struct choke *q, uint16_t old_protect)
 __attribute__((__noinline__)) static uint32_t protect_account(struct choke *q,
 							       uint32_t flow)
 {
-	uint32_t e;
+	uint32_t h = protect_mix(flow), e;
 
-	protect_see(q, flow);
-	e = protect_find(q, flow);
+	protect_see(q, h);
+	e = protect_find(q, flow, h);
 	if (e != PROTECT_NONE) {
 		uint32_t r = protect_decay(q->pr.rate[e], q->pr.clock - q->pr.stamp[e]);
 
@@ -925,7 +925,7 @@ static int protect_check(const struct choke *q)
 	for (i = 0; i < q->protect; i++) {
 		if (!q->pr.rate[i])
 			continue;
-		protect_buckets(q, q->pr.flow[i], &b1, &b2);
+		protect_buckets(q, protect_mix(q->pr.flow[i]), &b1, &b2);
 		if (i / CHOKE_PROTECT_WAYS != b1 && i / CHOKE_PROTECT_WAYS != b2)
 			return -8;
 		for (w = 0; w < CHOKE_PROTECT_WAYS; w++) {

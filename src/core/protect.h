@@ -11,7 +11,8 @@
  * wall time is needed. Every piece is O(1) per packet with a fixed worst
  * case; a window's end costs a constant 16 words more.
  *
- *  - The share. Each arrival sets the bit of its flow's hash in a bitmap
+ *  - The share. Each arrival sets the bit of its flow's hash (flow values
+ *    are mixed first, with MurmurHash3's finalizer) in a bitmap
  *    of CHOKE_PROTECT_BINS bins; at the end of the window the bits set
  *    count the flows that arrived in it (n, corrected for two flows in one
  *    bin by linear counting: n = -B ln(1 - t/B) for t of B bins). The fair
@@ -113,19 +114,33 @@ static const uint32_t protect_lincount[33] = {
 	234457,
 };
 
-static inline uint32_t protect_bin(uint32_t flow)
+/* A flow value mixed (the 32-bit finalizer of MurmurHash3), so that bins
+ * and buckets spread whatever structure the host's flow values have. */
+static inline uint32_t protect_mix(uint32_t x)
 {
-	return (flow * 0x9E3779B1u) >> (32 - CHOKE_PROTECT_BINS_LOG);
+	x ^= x >> 16;
+	x *= 0x85EBCA6Bu;
+	x ^= x >> 13;
+	x *= 0xC2B2AE35u;
+	x ^= x >> 16;
+	return x;
 }
 
-/* The two buckets of a flow, distinct (there are at least two). */
-static inline void protect_buckets(const struct choke *q, uint32_t flow,
+/* The bin of a mixed flow value. */
+static inline uint32_t protect_bin(uint32_t h)
+{
+	return h >> (32 - CHOKE_PROTECT_BINS_LOG);
+}
+
+/* The two buckets of a mixed flow value, distinct (there are at least
+ * two): the first from its high bits, the second one of the others. */
+static inline void protect_buckets(const struct choke *q, uint32_t h,
 				   uint32_t *b1, uint32_t *b2)
 {
 	uint32_t nb = q->pr.nbuckets;
 
-	*b1 = (uint32_t)(((uint64_t)(flow * 0x85EBCA6Bu) * nb) >> 32);
-	*b2 = *b1 + 1 + (uint32_t)(((uint64_t)(flow * 0xC2B2AE35u) * (nb - 1)) >> 32);
+	*b1 = (uint32_t)(((uint64_t)h * nb) >> 32);
+	*b2 = *b1 + 1 + (uint32_t)(((uint64_t)(h * 0x9E3779B1u) * (nb - 1)) >> 32);
 	if (*b2 >= nb)
 		*b2 -= nb;
 }
@@ -149,12 +164,13 @@ static inline uint64_t protect_fair(const struct choke *q)
 		q->pr.boost) >> 8;
 }
 
-/* The entry holding flow, or PROTECT_NONE. */
-static inline uint32_t protect_find(const struct choke *q, uint32_t flow)
+/* The entry holding flow (h: its mixed value), or PROTECT_NONE. */
+static inline uint32_t protect_find(const struct choke *q, uint32_t flow,
+				    uint32_t h)
 {
 	uint32_t b1, b2, w;
 
-	protect_buckets(q, flow, &b1, &b2);
+	protect_buckets(q, h, &b1, &b2);
 	for (w = 0; w < CHOKE_PROTECT_WAYS; w++) {
 		uint32_t i = b1 * CHOKE_PROTECT_WAYS + w;
 
@@ -179,7 +195,7 @@ static inline uint32_t protect_insert(struct choke *q, uint32_t flow)
 {
 	uint32_t b[2], k, w, best = PROTECT_NONE, best_r = 0;
 
-	protect_buckets(q, flow, &b[0], &b[1]);
+	protect_buckets(q, protect_mix(flow), &b[0], &b[1]);
 	for (k = 0; k < 2; k++) {
 		for (w = 0; w < CHOKE_PROTECT_WAYS; w++) {
 			uint32_t i = b[k] * CHOKE_PROTECT_WAYS + w;
@@ -201,10 +217,11 @@ static inline uint32_t protect_insert(struct choke *q, uint32_t flow)
 	return best;
 }
 
-/* Mark the arrival's bin in this window's bitmap. */
-static inline void protect_see(struct choke *q, uint32_t flow)
+/* Mark the arrival's bin (h: its mixed flow value) in this window's
+ * bitmap. */
+static inline void protect_see(struct choke *q, uint32_t h)
 {
-	uint32_t b = protect_bin(flow);
+	uint32_t b = protect_bin(h);
 	uint64_t bit = 1ull << (b & 63);
 
 	if (!(q->pr.seen[b >> 6] & bit)) {
