@@ -269,11 +269,13 @@ static uint32_t pr_bin(uint32_t flow)
 /* the eight entries a flow may use: bucket one's four, then bucket two's */
 static void pr_candidates(const struct refq *m, uint32_t flow, unsigned c[8])
 {
-	unsigned nb = m->pr.entries / 4, b1, b2, w;
-	uint32_t h = pr_mix(flow), h2 = h * 0x9E3779B1u;
+	unsigned nb = m->pr.entries / 4, b1, b2, w, bits = 0;
+	uint32_t h = pr_mix(flow);
 
-	b1 = (unsigned)(((uint64_t)h * nb) >> 32);
-	b2 = (b1 + 1 + (unsigned)(((uint64_t)h2 * (nb - 1)) >> 32)) % nb;
+	while ((1u << bits) < nb)
+		bits++;
+	b1 = (unsigned)(h >> (32 - bits)); /* the top log2(nb) bits */
+	b2 = b1 ^ ((h / 256 % nb) | 1);
 	for (w = 0; w < 4; w++) {
 		c[w] = b1 * 4 + w;
 		c[4 + w] = b2 * 4 + w;

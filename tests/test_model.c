@@ -483,8 +483,7 @@ static void test_model_protect_sequences(void)
 		do {
 			c = random_config();
 		} while (c.kind != CHOKE_KIND_CHOKE || c.limit_bytes);
-		c.protect = (uint16_t)(CHOKE_PROTECT_WAYS *
-				       (2 + rbelow(CHOKE_PROTECT_MAX / CHOKE_PROTECT_WAYS - 1)));
+		c.protect = (uint16_t)(CHOKE_PROTECT_MIN << rbelow(6)); /* 8..256 */
 		pair_init(&p, &c, 5000 + s);
 		for (i = 0; i < n && !p.bad; i++) {
 			uint32_t dice = rbelow(1000);
@@ -500,9 +499,7 @@ static void test_model_protect_sequences(void)
 
 				/* RED parameters, or the table size, or off and on */
 				if (chance(300000))
-					c2.protect = (uint16_t)(CHOKE_PROTECT_WAYS *
-							(2 + rbelow(CHOKE_PROTECT_MAX /
-								    CHOKE_PROTECT_WAYS - 1)));
+					c2.protect = (uint16_t)(CHOKE_PROTECT_MIN << rbelow(6));
 				else if (chance(300000))
 					c2.protect = c.protect ? 0 : 64;
 				else

@@ -412,10 +412,10 @@ static void test_params_protect(void)
 	CHECK(strstr(out, "adaptive protect 256 ") != NULL);
 	/* the range and the multiple of 4 */
 	CHECK_EQ(parse_str("limit 300 bandwidth 1mbit protect 4", NULL, &p, err), CHOKE_EINVAL);
-	CHECK(strstr(err, "8 to 256") != NULL);
+	CHECK(strstr(err, "power of two from 8 to 256") != NULL);
 	CHECK_EQ(parse_str("limit 300 bandwidth 1mbit protect 260", NULL, &p, err),
 		 CHOKE_EINVAL);
-	CHECK_EQ(parse_str("limit 300 bandwidth 1mbit protect 30", NULL, &p, err),
+	CHECK_EQ(parse_str("limit 300 bandwidth 1mbit protect 48", NULL, &p, err),
 		 CHOKE_EINVAL);
 	CHECK_EQ(parse_str("limit 300 bandwidth 1mbit protect 0x10", NULL, &p, err), 0);
 	CHECK_EQ(p.cfg.protect, 16);

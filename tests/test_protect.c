@@ -77,6 +77,15 @@ static uint32_t decay_ref(uint32_t r, uint64_t d)
 							 32))) >> 32);
 }
 
+/* the share and boost of a constructed state, with the counter F they
+ * imply (docs/variants.md) */
+static void set_share(struct choke *q, uint32_t share, uint32_t boost)
+{
+	q->pr.share = share;
+	q->pr.boost = boost;
+	q->pr.fair = ((((uint64_t)share * 94548) >> 16) * boost) >> 8;
+}
+
 /* MurmurHash3's finalizer, as docs/variants.md specifies the flow hash */
 static uint32_t mix(uint32_t x)
 {
@@ -112,7 +121,7 @@ static void test_protect_config(void)
 	CHECK_EQ(choke_config_check(&c, &why), CHOKE_EINVAL);
 	c.protect = 260;
 	CHECK_EQ(choke_config_check(&c, NULL), CHOKE_EINVAL);
-	c.protect = 10;
+	c.protect = 24; /* not a power of two */
 	CHECK_EQ(choke_config_check(&c, NULL), CHOKE_EINVAL);
 	c.protect = 16;
 	c.kind = CHOKE_KIND_RED;
@@ -244,8 +253,7 @@ static void test_protect_allowance(void)
 		for (i = 0; i < (below ? 2u : 10u); i++)
 			choke_enqueue(&th.q, &pkt_token, 100, 500 + i, 0, 0, &th.v);
 		th.q.kind = CHOKE_KIND_CHOKE;
-		th.q.pr.share = 25 << 8;
-		th.q.pr.boost = 512;
+		set_share(&th.q, 25 << 8, 512);
 		th.q.pr.busy = 1;
 		th.q.pr.idled = 0;
 		th.q.pr.flow[5] = 42; /* two buckets: every flow may use entry 5 */
@@ -296,7 +304,7 @@ static void test_protect_replacement(void)
 	uint64_t F;
 
 	REQUIRE(thost_init(&th, &c) == 0);
-	th.q.pr.share = 40 << 8;
+	set_share(&th.q, 40 << 8, 256);
 	F = ((uint64_t)(40 << 8) * 94548) >> 16;
 	for (i = 0; i < 8; i++) {
 		th.q.pr.flow[i] = 9000 + i;
@@ -321,7 +329,7 @@ static void test_protect_replacement(void)
 	CHECK_EQ(th.q.stats.protect_inserts, 1);
 	{
 		/* flow 3's buckets are in the order 0, 1 or 1, 0 */
-		uint32_t b1 = (uint32_t)(((uint64_t)mix(3) * 2) >> 32);
+		uint32_t b1 = mix(3) >> 31;
 
 		CHECK_EQ(entry_of(&th.q, 3), b1 == 0 ? 2 : 6);
 	}
@@ -425,8 +433,7 @@ static void test_protect_change(void)
 	REQUIRE(thost_init(&th, &c) == 0);
 	th.q.pr.flow[3] = 42;
 	th.q.pr.rate[3] = 5000;
-	th.q.pr.share = 1234;
-	th.q.pr.boost = 1024;
+	set_share(&th.q, 1234, 1024);
 	c2 = c;
 	c2.qth_min = 20;
 	REQUIRE(thost_change(&th, &c2) == 0);

@@ -89,8 +89,8 @@ struct choke_config {
 	uint32_t limit_bytes; /* byte mode: limit and thresholds in bytes */
 	uint32_t avpkt;       /* byte mode: the size the probability is set for */
 	uint16_t protect;     /* `protect [N]`: entries of the fair-share table
-				 (CHOKE_PROTECT_MIN..MAX, a multiple of
-				 CHOKE_PROTECT_WAYS); 0 = off */
+				 (a power of two, CHOKE_PROTECT_MIN..MAX);
+				 0 = off */
 };
 
 /* CHOKe variants (CHOKE_KIND_CHOKE only). */
@@ -209,7 +209,9 @@ struct choke_protect {
 	uint32_t boost;       /* multiplier of the share (Q8, >= 256) */
 	uint32_t flows;       /* this window: bins with an arrival */
 	uint32_t drops;       /* this window: protect's drops */
+	uint64_t fair;        /* the counter of a flow at the share */
 	uint32_t nbuckets;    /* table entries / CHOKE_PROTECT_WAYS */
+	uint32_t bshift;      /* 32 - log2(nbuckets) */
 	uint32_t sample_left; /* untracked arrivals until the next sample */
 	uint8_t idled;        /* this window: the link went idle */
 	uint8_t busy;         /* the last window did not idle */

@@ -137,8 +137,8 @@ int choke_config_check(const struct choke_config *c, const char **why)
 		msg = "protect applies to choke only";
 	else if (c->protect && (c->protect < CHOKE_PROTECT_MIN ||
 				c->protect > CHOKE_PROTECT_MAX ||
-				c->protect % CHOKE_PROTECT_WAYS))
-		msg = "the protect table must have 8 to 256 entries, a multiple of 4";
+				(c->protect & (c->protect - 1))))
+		msg = "the protect table must have 8 to 256 entries, a power of two";
 	else if (c->protect && c->limit_bytes)
 		msg = "protect counts packets: it does not combine with byte mode";
 	else if (c->kind == CHOKE_KIND_FIFO)
@@ -383,7 +383,11 @@ static void protect_configure(struct choke *q, uint16_t old_protect)
 		q->pr.stamp[i] = 0;
 	}
 	q->pr.nbuckets = q->protect / CHOKE_PROTECT_WAYS;
+	q->pr.bshift = 32;
+	for (i = q->pr.nbuckets; i > 1; i >>= 1)
+		q->pr.bshift--;
 	q->pr.sample_left = CHOKE_PROTECT_SAMPLE;
+	q->pr.fair = protect_fair(q);
 }
 
 /*
@@ -392,7 +396,7 @@ static void protect_configure(struct choke *q, uint16_t old_protect)
  * untracked flow is entered when the sample falls on it. Returns the
  * flow's entry or PROTECT_NONE.
  */
-__attribute__((__noinline__)) static uint32_t protect_account(struct choke *q,
+static inline uint32_t protect_account(struct choke *q,
 							       uint32_t flow)
 {
 	uint32_t h = protect_mix(flow), e;
@@ -426,7 +430,7 @@ static inline bool protect_drops(struct choke *q, uint32_t e)
 
 	if (e == PROTECT_NONE)
 		return false;
-	allow = protect_fair(q);
+	allow = q->pr.fair;
 	if (q->qavg <= q->qth_min) {
 		if (!q->pr.busy || q->pr.idled)
 			return false;
@@ -945,6 +949,7 @@ static int protect_check(const struct choke *q)
 	if (bits != q->pr.flows || !q->pr.share ||
 	    q->pr.boost < PROTECT_BOOST_ONE || q->pr.boost > PROTECT_BOOST_MAX ||
 	    q->pr.nbuckets * CHOKE_PROTECT_WAYS != q->protect ||
+	    q->pr.nbuckets != 1u << (32 - q->pr.bshift) || q->pr.fair != protect_fair(q) ||
 	    !q->pr.sample_left || q->pr.sample_left >= 2 * CHOKE_PROTECT_SAMPLE)
 		return -9;
 	return 0;

@@ -19,9 +19,9 @@
  *    share is the window's departures divided among them, W / n packets
  *    per window, times a boost (below).
  *
- *  - The rates. A table of N entries in N / 4 buckets of 4; a flow may
- *    live in either of two buckets (two hashes), so a lookup compares 8
- *    flow values. An entry counts its flow's arrivals (CHOKE_PROTECT_ONE
+ *  - The rates. A table of N entries (a power of two) in N / 4 buckets of
+ *    4; a flow may live in either of two buckets (two hashes), so a lookup
+ *    compares at most 8 flow values. An entry counts its flow's arrivals (CHOKE_PROTECT_ONE
  *    each) in a counter that halves every 2^CHOKE_PROTECT_HALFLIFE_LOG
  *    departures, decayed when touched. A flow arriving m times per
  *    departure settles at m ONE / (1 - 2^(-1/1024)) ~ m ONE 1024 / ln 2,
@@ -132,58 +132,61 @@ static inline uint32_t protect_bin(uint32_t h)
 	return h >> (32 - CHOKE_PROTECT_BINS_LOG);
 }
 
-/* The two buckets of a mixed flow value, distinct (there are at least
- * two): the first from its high bits, the second one of the others. */
+/* The two buckets of a mixed flow value (a power of two of them, at least
+ * two): the first from its high bits, the second the first xor an odd
+ * number from bits 8 up, so always another. */
 static inline void protect_buckets(const struct choke *q, uint32_t h,
 				   uint32_t *b1, uint32_t *b2)
 {
-	uint32_t nb = q->pr.nbuckets;
-
-	*b1 = (uint32_t)(((uint64_t)h * nb) >> 32);
-	*b2 = *b1 + 1 + (uint32_t)(((uint64_t)(h * 0x9E3779B1u) * (nb - 1)) >> 32);
-	if (*b2 >= nb)
-		*b2 -= nb;
+	*b1 = h >> q->pr.bshift;
+	*b2 = *b1 ^ (((h >> 8) & (q->pr.nbuckets - 1)) | 1u);
 }
 
-/* A counter decayed over `age` departures (rounded down). */
+/* A counter decayed over `age` departures (rounded down). Both factors
+ * are 2^32 at index 0, so skipping them there changes nothing: a flow
+ * arriving more often than the link sends (age 0) costs no multiply. */
 static inline uint32_t protect_decay(uint32_t r, uint64_t age)
 {
-	uint64_t halves = age >> CHOKE_PROTECT_HALFLIFE_LOG;
-	uint64_t x;
+	uint64_t halves = age >> CHOKE_PROTECT_HALFLIFE_LOG, x = r;
 
+	if (age < 64)
+		return age ? (uint32_t)((x * protect_decay1024[age]) >> 32) : r;
 	if (halves >= 32)
 		return 0;
-	x = ((uint64_t)(r >> halves) * protect_decay16[(age >> 6) & 15u]) >> 32;
+	x = ((x >> halves) * protect_decay16[(age >> 6) & 15u]) >> 32;
 	return (uint32_t)((x * protect_decay1024[age & 63u]) >> 32);
 }
 
-/* F: the counter of a flow arriving at the (boosted) share. */
+/* F: the counter of a flow arriving at the (boosted) share; kept in
+ * pr.fair, recomputed when the share or the boost changes. */
 static inline uint64_t protect_fair(const struct choke *q)
 {
 	return ((((uint64_t)q->pr.share * PROTECT_LN2INV_Q16) >> 16) *
 		q->pr.boost) >> 8;
 }
 
-/* The entry holding flow (h: its mixed value), or PROTECT_NONE. */
+/* The entry holding flow in bucket b, or PROTECT_NONE. */
+static inline uint32_t protect_find_in(const struct choke *q, uint32_t flow,
+				       uint32_t b)
+{
+	uint32_t i = b * CHOKE_PROTECT_WAYS, end = i + CHOKE_PROTECT_WAYS;
+
+	for (; i < end; i++)
+		if (q->pr.flow[i] == flow && q->pr.rate[i])
+			return i;
+	return PROTECT_NONE;
+}
+
+/* The entry holding flow (h: its mixed value), or PROTECT_NONE: its first
+ * bucket, then its second. */
 static inline uint32_t protect_find(const struct choke *q, uint32_t flow,
 				    uint32_t h)
 {
-	uint32_t b1, b2, w;
+	uint32_t b1 = h >> q->pr.bshift, e = protect_find_in(q, flow, b1);
 
-	protect_buckets(q, h, &b1, &b2);
-	for (w = 0; w < CHOKE_PROTECT_WAYS; w++) {
-		uint32_t i = b1 * CHOKE_PROTECT_WAYS + w;
-
-		if (q->pr.flow[i] == flow && q->pr.rate[i])
-			return i;
-	}
-	for (w = 0; w < CHOKE_PROTECT_WAYS; w++) {
-		uint32_t i = b2 * CHOKE_PROTECT_WAYS + w;
-
-		if (q->pr.flow[i] == flow && q->pr.rate[i])
-			return i;
-	}
-	return PROTECT_NONE;
+	if (e != PROTECT_NONE)
+		return e;
+	return protect_find_in(q, flow, b1 ^ (((h >> 8) & (q->pr.nbuckets - 1)) | 1u));
 }
 
 /*
@@ -208,7 +211,7 @@ static inline uint32_t protect_insert(struct choke *q, uint32_t flow)
 			}
 		}
 	}
-	if (best_r > protect_fair(q))
+	if (best_r > q->pr.fair)
 		return PROTECT_NONE;
 	q->pr.flow[best] = flow;
 	q->pr.rate[best] = CHOKE_PROTECT_ONE;
@@ -268,6 +271,7 @@ static inline void protect_window_end(struct choke *q)
 		if (q->pr.boost < PROTECT_BOOST_ONE)
 			q->pr.boost = PROTECT_BOOST_ONE;
 	}
+	q->pr.fair = protect_fair(q);
 	q->pr.busy = !q->pr.idled;
 	q->pr.idled = 0;
 	q->pr.drops = 0;

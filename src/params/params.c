@@ -484,11 +484,10 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 			/* an optional table size follows */
 			if (v && v[0] >= '0' && v[0] <= '9') {
 				if (tc_get_unsigned(&n, v) || n < CHOKE_PROTECT_MIN ||
-				    n > CHOKE_PROTECT_MAX || n % CHOKE_PROTECT_WAYS)
+				    n > CHOKE_PROTECT_MAX || (n & (n - 1)))
 					return fail(errbuf, "the \"protect\" table size must "
-						    "be %d to %d, a multiple of %d",
-						    CHOKE_PROTECT_MIN, CHOKE_PROTECT_MAX,
-						    CHOKE_PROTECT_WAYS);
+						    "be a power of two from %d to %d",
+						    CHOKE_PROTECT_MIN, CHOKE_PROTECT_MAX);
 				argc--, argv++;
 			}
 			c->protect = (uint16_t)n;
