@@ -184,6 +184,12 @@ check-kernel:
 bench: $(CHOKE)
 	./$(CHOKE) bench
 
+# protect in the simulator against CHOKe, its variants, RED and FIFO: the
+# tables and plot of docs/results.md section 8 (minutes; not part of check)
+.PHONY: eval-protect
+eval-protect: $(CHOKE)
+	python3 tools/eval-protect.py --choke ./$(CHOKE) --seeds 5 --plot docs/img/protect-2c.png
+
 # choke bridge against the kernel's bridge on the same veths (root)
 bench-fwd: $(CHOKE) $(BLAST)
 	CHOKE=./$(CHOKE) BLAST=./$(BLAST) sh bench/fwd.sh

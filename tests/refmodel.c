@@ -219,7 +219,7 @@ static void new_qR(struct refq *m)
 #define PR_NONE 0xffffffffu
 #define PR_WINDOW 1024u
 
-static uint64_t pr_decay16[16], pr_decay1024[64], pr_ln2inv;
+static uint64_t pr_decay16[16], pr_ln2inv;
 static uint32_t pr_lincount[33];
 
 static void protect_tables(void)
@@ -228,8 +228,6 @@ static void protect_tables(void)
 
 	for (i = 0; i < 16; i++)
 		pr_decay16[i] = (uint64_t)llround(ldexp(exp2(-i / 16.0), 32));
-	for (i = 0; i < 64; i++)
-		pr_decay1024[i] = (uint64_t)llround(ldexp(exp2(-i / 1024.0), 32));
 	pr_ln2inv = (uint64_t)llround(65536.0 / log(2.0));
 	pr_lincount[0] = 65536;
 	for (i = 1; i < 32; i++) {
@@ -240,17 +238,15 @@ static void protect_tables(void)
 	pr_lincount[32] = pr_lincount[31];
 }
 
-/* a counter after `age` departures: halved per 1024, rounded down after
- * each of the two fractional factors */
+/* a counter after the whole steps of 64 departures in `age`: halved per
+ * 16 steps, times 2^(-steps/16) for the rest, rounded down */
 static uint32_t pr_decay(uint32_t r, uint64_t age)
 {
-	uint64_t halvings = age / 1024, sixteenths = age % 1024 / 64, rest = age % 64;
-	uint64_t x;
+	uint64_t steps = age / 64;
 
-	if (halvings >= 32)
+	if (steps / 16 >= 32)
 		return 0;
-	x = ((uint64_t)(r >> halvings) * pr_decay16[sixteenths]) >> 32;
-	return (uint32_t)((x * pr_decay1024[rest]) >> 32);
+	return (uint32_t)(((uint64_t)(r >> (steps / 16)) * pr_decay16[steps % 16]) >> 32);
 }
 
 /* MurmurHash3's 32-bit finalizer */
@@ -295,22 +291,27 @@ static uint32_t pr_random_below(struct refq *m, uint32_t n)
 	return (uint32_t)(((uint64_t)m->rnd(m->rnd_ctx) * n) >> 32);
 }
 
+/* the candidate: the smallest counter halved per whole half-life since
+ * it was touched, the first of the eight on a tie; replaced if its
+ * decayed counter is at most the fair one */
 static unsigned pr_enter(struct refq *m, uint32_t flow)
 {
 	unsigned c[8], i, best = 0;
-	uint32_t best_rate = 0;
+	uint64_t best_key = 0;
 
 	pr_candidates(m, flow, c);
 	for (i = 0; i < 8; i++) {
 		const struct ref_protect_entry *e = &m->pr.e[c[i]];
-		uint32_t r = pr_decay(e->rate, m->pr.departures - e->stamp);
+		uint64_t halvings = (m->pr.departures - e->stamp) / 1024;
+		uint64_t key = halvings >= 32 ? 0 : e->rate / ((uint64_t)1 << halvings);
 
-		if (i == 0 || r < best_rate) {
+		if (i == 0 || key < best_key) {
 			best = c[i];
-			best_rate = r;
+			best_key = key;
 		}
 	}
-	if (best_rate > pr_fair(m))
+	if (pr_decay(m->pr.e[best].rate, m->pr.departures - m->pr.e[best].stamp) >
+	    pr_fair(m))
 		return PR_NONE;
 	m->pr.e[best].flow = flow;
 	m->pr.e[best].rate = 256;
@@ -330,10 +331,11 @@ static unsigned pr_arrival(struct refq *m, uint32_t flow)
 		struct ref_protect_entry *e = &m->pr.e[c[i]];
 
 		if (e->rate && e->flow == flow) {
-			uint64_t r = (uint64_t)pr_decay(e->rate, m->pr.departures - e->stamp) + 256;
+			uint64_t age = m->pr.departures - e->stamp;
+			uint64_t r = (uint64_t)pr_decay(e->rate, age) + 256;
 
 			e->rate = r > UINT32_MAX ? UINT32_MAX : (uint32_t)r;
-			e->stamp = m->pr.departures;
+			e->stamp += age / 64 * 64; /* the whole steps taken */
 			return c[i];
 		}
 	}

@@ -228,10 +228,10 @@ static void compare_protect(struct pair *p)
 	SAME(p, "protect idled", a->idled, b->idled);
 	SAME(p, "protect busy", a->busy, b->busy);
 	for (i = 0; i < b->entries && !p->bad; i++) {
-		SAME(p, "protect entry rate", a->rate[i], b->e[i].rate);
+		SAME(p, "protect entry rate", a->e[i].rate, b->e[i].rate);
 		if (b->e[i].rate) {
-			SAME(p, "protect entry flow", a->flow[i], b->e[i].flow);
-			SAME(p, "protect entry stamp", a->stamp[i], b->e[i].stamp);
+			SAME(p, "protect entry flow", a->e[i].flow, b->e[i].flow);
+			SAME(p, "protect entry stamp", a->e[i].stamp, b->e[i].stamp);
 		}
 	}
 }

@@ -64,17 +64,16 @@ static void ph_depart(struct ph *h, uint32_t n)
 		(void)choke_dequeue(&h->q, 0, NULL);
 }
 
-/* the decay of docs/variants.md, from libm: 2^(-d/1024) in three steps */
+/* the decay of docs/variants.md, from libm: 2^(-1/16) per whole step of
+ * 64 departures, whole halvings as a shift */
 static uint32_t decay_ref(uint32_t r, uint64_t d)
 {
-	uint64_t x;
+	uint64_t steps = d / 64;
 
-	if (d / 1024 >= 32)
+	if (steps / 16 >= 32)
 		return 0;
-	x = ((uint64_t)(r >> (d / 1024)) *
-	     (uint64_t)llround(ldexp(exp2(-(double)(d % 1024 / 64) / 16.0), 32))) >> 32;
-	return (uint32_t)((x * (uint64_t)llround(ldexp(exp2(-(double)(d % 64) / 1024.0),
-							 32))) >> 32);
+	return (uint32_t)(((uint64_t)(r >> (steps / 16)) *
+			   (uint64_t)llround(ldexp(exp2(-(double)(steps % 16) / 16.0), 32))) >> 32);
 }
 
 /* the share and boost of a constructed state, with the counter F they
@@ -99,7 +98,7 @@ static uint32_t entry_of(const struct choke *q, uint32_t flow)
 	uint32_t i;
 
 	for (i = 0; i < q->protect; i++)
-		if (q->pr.rate[i] && q->pr.flow[i] == flow)
+		if (q->pr.e[i].rate && q->pr.e[i].flow == flow)
 			return i;
 	return 0xffffffffu;
 }
@@ -170,11 +169,11 @@ static void test_protect_sample_and_decay(void)
 	CHECK_EQ(th.q.pr.sample_left, 16);
 	e = entry_of(&th.q, 77);
 	REQUIRE(e != 0xffffffffu);
-	CHECK_EQ(th.q.pr.rate[e], CHOKE_PROTECT_ONE);
+	CHECK_EQ(th.q.pr.e[e].rate, CHOKE_PROTECT_ONE);
 	/* counted, no departures: +ONE each */
 	choke_enqueue(&th.q, &pkt_token, 100, 77, 0, 0, &th.v);
 	choke_enqueue(&th.q, &pkt_token, 100, 77, 0, 0, &th.v);
-	CHECK_EQ(th.q.pr.rate[e], 3 * CHOKE_PROTECT_ONE);
+	CHECK_EQ(th.q.pr.e[e].rate, 3 * CHOKE_PROTECT_ONE);
 	/* a big counter, then departures: the decay of the specification */
 	r = 3000000;
 	for (i = 0; i < sizeof(ages) / sizeof(ages[0]); i++) {
@@ -183,8 +182,8 @@ static void test_protect_sample_and_decay(void)
 		while (choke_qlen(&th.q))
 			choke_dequeue(&th.q, 0, NULL);
 		before = th.q.pr.clock;
-		th.q.pr.rate[e] = r;
-		th.q.pr.stamp[e] = before;
+		th.q.pr.e[e].rate = r;
+		th.q.pr.e[e].stamp = before;
 		/* ages[i] departures of other packets (queued as FIFO: no
 		 * counting, no RED), then an arrival of the flow */
 		while (th.q.pr.clock < before + ages[i]) {
@@ -204,10 +203,12 @@ static void test_protect_sample_and_decay(void)
 			CHECK(!"the flow kept its entry");
 			break;
 		}
-		CHECK_EQ(th.q.pr.rate[e], (uint64_t)decay_ref(r, ages[i]) + CHOKE_PROTECT_ONE);
-		/* within a few units of the exact exponential */
-		CHECK(fabs((double)th.q.pr.rate[e] - CHOKE_PROTECT_ONE -
-			   r * exp2(-(double)ages[i] / 1024)) <= 3.0);
+		CHECK_EQ(th.q.pr.e[e].rate, (uint64_t)decay_ref(r, ages[i]) + CHOKE_PROTECT_ONE);
+		/* within a unit or two of the exponential at the whole steps,
+		 * and the stamp at the last whole step */
+		CHECK(fabs((double)th.q.pr.e[e].rate - CHOKE_PROTECT_ONE -
+			   r * exp2(-(double)(ages[i] / 64 * 64) / 1024)) <= 2.0);
+		CHECK_EQ(th.q.pr.e[e].stamp, before + ages[i] / 64 * 64);
 	}
 	INV(&th.q);
 	thost_free(&th);
@@ -230,7 +231,7 @@ static void test_protect_match_enters(void)
 	CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 12, 0, 0, &th.v), CHOKE_DROP_MATCH);
 	CHECK_EQ(th.q.stats.protect_inserts, 1);
 	CHECK(entry_of(&th.q, 12) != 0xffffffffu);
-	CHECK_EQ(th.q.pr.rate[entry_of(&th.q, 12)], CHOKE_PROTECT_ONE);
+	CHECK_EQ(th.q.pr.e[entry_of(&th.q, 12)].rate, CHOKE_PROTECT_ONE);
 	INV(&th.q);
 	thost_free(&th);
 }
@@ -256,27 +257,27 @@ static void test_protect_allowance(void)
 		set_share(&th.q, 25 << 8, 512);
 		th.q.pr.busy = 1;
 		th.q.pr.idled = 0;
-		th.q.pr.flow[5] = 42; /* two buckets: every flow may use entry 5 */
-		th.q.pr.rate[5] = 1;
+		th.q.pr.e[5].flow = 42; /* two buckets: every flow may use entry 5 */
+		th.q.pr.e[5].rate = 1;
 		CHECK_EQ(entry_of(&th.q, 42), 5);
 		F = (((uint64_t)(25 << 8) * 94548) >> 16) * 512 >> 8;
 		if (below)
 			F += F >> 2;
 		/* r just at the allowance: no draw, admitted */
-		th.q.pr.rate[5] = (uint32_t)F - CHOKE_PROTECT_ONE;
-		th.q.pr.stamp[5] = th.q.pr.clock;
+		th.q.pr.e[5].rate = (uint32_t)F - CHOKE_PROTECT_ONE;
+		th.q.pr.e[5].stamp = th.q.pr.clock;
 		th.rnd.draws = 0;
 		trand_push(&th.rnd, 0xffffffffu); /* the draw (RED's qR, or none) */
 		CHECK(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v) != CHOKE_DROP_PROTECT);
 		/* above it: admitted when (u r) >> 32 < F */
-		th.q.pr.rate[5] = (uint32_t)r - CHOKE_PROTECT_ONE;
+		th.q.pr.e[5].rate = (uint32_t)r - CHOKE_PROTECT_ONE;
 		th.rnd.pos = th.rnd.nscript = 0;
 		trand_push(&th.rnd, (uint32_t)((F << 32) / r) - 1); /* just under */
 		trand_push(&th.rnd, 0);
 		trand_push(&th.rnd, 0xffffffffu);
 		e = choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v);
 		CHECK(e != CHOKE_DROP_PROTECT);
-		th.q.pr.rate[5] = (uint32_t)r - CHOKE_PROTECT_ONE;
+		th.q.pr.e[5].rate = (uint32_t)r - CHOKE_PROTECT_ONE;
 		th.rnd.pos = th.rnd.nscript = 0;
 		trand_push(&th.rnd, (uint32_t)(((F << 32) + r - 1) / r)); /* just at it */
 		CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v),
@@ -285,7 +286,7 @@ static void test_protect_allowance(void)
 	}
 	/* below min on a link that idled: never */
 	th.q.pr.idled = 1;
-	th.q.pr.rate[5] = 0xffffff00u;
+	th.q.pr.e[5].rate = 0xffffff00u;
 	th.rnd.pos = th.rnd.nscript = 0;
 	trand_push(&th.rnd, 0xffffffffu);
 	CHECK(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v) != CHOKE_DROP_PROTECT);
@@ -307,9 +308,9 @@ static void test_protect_replacement(void)
 	set_share(&th.q, 40 << 8, 256);
 	F = ((uint64_t)(40 << 8) * 94548) >> 16;
 	for (i = 0; i < 8; i++) {
-		th.q.pr.flow[i] = 9000 + i;
-		th.q.pr.rate[i] = (uint32_t)F + 1000 + i;
-		th.q.pr.stamp[i] = 0;
+		th.q.pr.e[i].flow = 9000 + i;
+		th.q.pr.e[i].rate = (uint32_t)F + 1000 + i;
+		th.q.pr.e[i].stamp = 0;
 	}
 	/* everyone above F: a match does not enter the newcomer */
 	th.q.kind = CHOKE_KIND_FIFO;
@@ -322,8 +323,8 @@ static void test_protect_replacement(void)
 	CHECK_EQ(th.q.stats.protect_inserts, 0);
 	/* two entries at F (6 and 2, scanned in bucket order): the first of
 	 * the newcomer's candidates with the smallest counter goes */
-	th.q.pr.rate[6] = (uint32_t)F;
-	th.q.pr.rate[2] = (uint32_t)F;
+	th.q.pr.e[6].rate = (uint32_t)F;
+	th.q.pr.e[2].rate = (uint32_t)F;
 	trand_push(&th.rnd, 0);
 	CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 3, 0, 0, &th.v), CHOKE_DROP_MATCH);
 	CHECK_EQ(th.q.stats.protect_inserts, 1);
@@ -431,17 +432,17 @@ static void test_protect_change(void)
 	uint32_t i;
 
 	REQUIRE(thost_init(&th, &c) == 0);
-	th.q.pr.flow[3] = 42;
-	th.q.pr.rate[3] = 5000;
+	th.q.pr.e[3].flow = 42;
+	th.q.pr.e[3].rate = 5000;
 	set_share(&th.q, 1234, 1024);
 	c2 = c;
 	c2.qth_min = 20;
 	REQUIRE(thost_change(&th, &c2) == 0);
-	CHECK_EQ(th.q.pr.rate[3], 5000);
+	CHECK_EQ(th.q.pr.e[3].rate, 5000);
 	CHECK_EQ(th.q.pr.share, 1234);
 	c2.protect = 32;
 	REQUIRE(thost_change(&th, &c2) == 0);
-	CHECK_EQ(th.q.pr.rate[3], 0);
+	CHECK_EQ(th.q.pr.e[3].rate, 0);
 	CHECK_EQ(th.q.pr.nbuckets, 8);
 	CHECK_EQ(th.q.pr.share, 1234);
 	CHECK_EQ(th.q.pr.boost, 1024);
@@ -762,7 +763,7 @@ static void test_protect_deterministic(void)
 	ol_run(&b, 20000, 0);
 	ol_run(&d, 20000, 0);
 	CHECK(!memcmp(&a.h.q.stats, &b.h.q.stats, sizeof(a.h.q.stats)));
-	CHECK(!memcmp(a.h.q.pr.rate, b.h.q.pr.rate, sizeof(a.h.q.pr.rate)));
+	CHECK(!memcmp(a.h.q.pr.e, b.h.q.pr.e, sizeof(a.h.q.pr.e)));
 	CHECK(memcmp(&a.h.q.stats, &d.h.q.stats, sizeof(a.h.q.stats)) != 0);
 	ph_free(&a.h);
 	ph_free(&b.h);

@@ -216,11 +216,13 @@ struct choke_protect {
 	uint8_t idled;        /* this window: the link went idle */
 	uint8_t busy;         /* the last window did not idle */
 	uint64_t seen[CHOKE_PROTECT_BINS / 64]; /* this window's bins */
-	/* the table: flow, rate counter (0: a free entry) and the clock at
-	 * which the counter was last brought up to date */
-	uint32_t flow[CHOKE_PROTECT_MAX];
-	uint32_t rate[CHOKE_PROTECT_MAX];
-	uint64_t stamp[CHOKE_PROTECT_MAX];
+	/* the table, a bucket of 4 entries per 64-byte line */
+	struct choke_protect_entry {
+		uint32_t flow;  /* the host's flow value */
+		uint32_t rate;  /* arrival counter; 0: a free entry */
+		uint64_t stamp; /* the clock when rate was last brought up
+				   to date */
+	} e[CHOKE_PROTECT_MAX];
 };
 
 /* Called for each packet a reset or a change drops. */

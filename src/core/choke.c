@@ -378,9 +378,9 @@ static void protect_configure(struct choke *q, uint16_t old_protect)
 			q->pr.seen[i] = 0;
 	}
 	for (i = 0; i < CHOKE_PROTECT_MAX; i++) {
-		q->pr.flow[i] = 0;
-		q->pr.rate[i] = 0;
-		q->pr.stamp[i] = 0;
+		q->pr.e[i].flow = 0;
+		q->pr.e[i].rate = 0;
+		q->pr.e[i].stamp = 0;
 	}
 	q->pr.nbuckets = q->protect / CHOKE_PROTECT_WAYS;
 	q->pr.bshift = 32;
@@ -404,11 +404,12 @@ static inline uint32_t protect_account(struct choke *q,
 	protect_see(q, h);
 	e = protect_find(q, flow, h);
 	if (e != PROTECT_NONE) {
-		uint32_t r = protect_decay(q->pr.rate[e], q->pr.clock - q->pr.stamp[e]);
+		struct choke_protect_entry *x = &q->pr.e[e];
+		uint64_t age = q->pr.clock - x->stamp;
+		uint32_t r = protect_decay(x->rate, age);
 
-		q->pr.rate[e] = r + CHOKE_PROTECT_ONE < r ? 0xffffffffu
-							 : r + CHOKE_PROTECT_ONE;
-		q->pr.stamp[e] = q->pr.clock;
+		x->rate = r + CHOKE_PROTECT_ONE < r ? 0xffffffffu : r + CHOKE_PROTECT_ONE;
+		x->stamp += age >> PROTECT_STEP_LOG << PROTECT_STEP_LOG;
 		return e;
 	}
 	if (--q->pr.sample_left)
@@ -436,7 +437,7 @@ static inline bool protect_drops(struct choke *q, uint32_t e)
 			return false;
 		allow += allow >> 2;
 	}
-	r = q->pr.rate[e];
+	r = q->pr.e[e].rate;
 	if (r <= allow)
 		return false;
 	return (((uint64_t)choke_random(q) * r) >> 32) >= allow;
@@ -927,22 +928,22 @@ static int protect_check(const struct choke *q)
 	uint32_t i, w, b1, b2, bits = 0;
 
 	for (i = 0; i < q->protect; i++) {
-		if (!q->pr.rate[i])
+		if (!q->pr.e[i].rate)
 			continue;
-		protect_buckets(q, protect_mix(q->pr.flow[i]), &b1, &b2);
+		protect_buckets(q, protect_mix(q->pr.e[i].flow), &b1, &b2);
 		if (i / CHOKE_PROTECT_WAYS != b1 && i / CHOKE_PROTECT_WAYS != b2)
 			return -8;
 		for (w = 0; w < CHOKE_PROTECT_WAYS; w++) {
 			uint32_t j1 = b1 * CHOKE_PROTECT_WAYS + w;
 			uint32_t j2 = b2 * CHOKE_PROTECT_WAYS + w;
 
-			if ((j1 != i && q->pr.rate[j1] && q->pr.flow[j1] == q->pr.flow[i]) ||
-			    (j2 != i && q->pr.rate[j2] && q->pr.flow[j2] == q->pr.flow[i]))
+			if ((j1 != i && q->pr.e[j1].rate && q->pr.e[j1].flow == q->pr.e[i].flow) ||
+			    (j2 != i && q->pr.e[j2].rate && q->pr.e[j2].flow == q->pr.e[i].flow))
 				return -8;
 		}
 	}
 	for (i = q->protect; i < CHOKE_PROTECT_MAX; i++)
-		if (q->pr.rate[i])
+		if (q->pr.e[i].rate)
 			return -8;
 	for (i = 0; i < CHOKE_PROTECT_BINS; i++)
 		bits += (uint32_t)(q->pr.seen[i >> 6] >> (i & 63)) & 1u;

@@ -21,11 +21,14 @@
  *
  *  - The rates. A table of N entries (a power of two) in N / 4 buckets of
  *    4; a flow may live in either of two buckets (two hashes), so a lookup
- *    compares at most 8 flow values. An entry counts its flow's arrivals (CHOKE_PROTECT_ONE
- *    each) in a counter that halves every 2^CHOKE_PROTECT_HALFLIFE_LOG
- *    departures, decayed when touched. A flow arriving m times per
- *    departure settles at m ONE / (1 - 2^(-1/1024)) ~ m ONE 1024 / ln 2,
- *    so the counter of a flow at the share (S / W per departure, S in Q8
+ *    compares at most 8 flow values. An entry counts its flow's arrivals
+ *    (CHOKE_PROTECT_ONE each) in a counter that decays by 2^(-1/16) per
+ *    64 departures (half per 1024), brought up to date when touched: the
+ *    whole steps since its stamp are applied and the stamp advances by
+ *    them. A flow arriving m times per departure then swings within 2%
+ *    of m ONE 64 (1 + d) / (2 (1 - d)) with d = 2^(-1/16), which is
+ *    m ONE 1477.4, within 0.01% of the continuous m ONE 1024 / ln 2; so
+ *    the counter of a flow at the share (S / W per departure, S in Q8
  *    packets per window) is F = S ONE / (256 ln 2) = S round(2^16/ln 2) >> 16.
  *
  *  - The feed. An arrival of an untracked flow is a candidate when it
@@ -69,36 +72,21 @@
 #define PROTECT_BOOST_MAX (256u << 16)
 #define PROTECT_WINDOW (1u << CHOKE_PROTECT_WINDOW_LOG)
 
-_Static_assert(CHOKE_PROTECT_HALFLIFE_LOG == 10, "the decay tables are for 2^10");
+#define PROTECT_STEP_LOG 6 /* the counters decay every 64 departures */
+
+_Static_assert(CHOKE_PROTECT_HALFLIFE_LOG == PROTECT_STEP_LOG + 4,
+	       "16 decay steps per half-life");
 
 /*
- * The decay over d departures is 2^(-d / 1024): whole half-lives as a
- * shift, then 2^(-i/16) for the sixteenths of a half-life and 2^(-j/1024)
- * for the rest, both round(2^32 x).
+ * The counters decay in steps of 64 departures by 2^(-1/16) each, so by
+ * half every 1024: whole half-lives as a shift, the remaining sixteenths
+ * from this table of round(2^32 2^(-i/16)).
  */
 static const uint64_t protect_decay16[16] = {
 	4294967296ull, 4112874773u, 3938502376u, 3771522796u,
 	3611622603u, 3458501653u, 3311872529u, 3171459999u,
 	3037000500u, 2908241642u, 2784941738u, 2666869345u,
 	2553802834u, 2445529972u, 2341847524u, 2242560872u,
-};
-static const uint64_t protect_decay1024[64] = {
-	4294967296ull, 4292061010u, 4289156690u, 4286254336u,
-	4283353945u, 4280455518u, 4277559051u, 4274664544u,
-	4271771996u, 4268881406u, 4265992771u, 4263106091u,
-	4260221365u, 4257338590u, 4254457766u, 4251578891u,
-	4248701965u, 4245826985u, 4242953951u, 4240082861u,
-	4237213713u, 4234346507u, 4231481241u, 4228617914u,
-	4225756525u, 4222897072u, 4220039553u, 4217183969u,
-	4214330316u, 4211478595u, 4208628803u, 4205780940u,
-	4202935003u, 4200090993u, 4197248907u, 4194408744u,
-	4191570503u, 4188734182u, 4185899781u, 4183067298u,
-	4180236731u, 4177408080u, 4174581343u, 4171756519u,
-	4168933606u, 4166112603u, 4163293509u, 4160476323u,
-	4157661043u, 4154847668u, 4152036197u, 4149226628u,
-	4146418961u, 4143613193u, 4140809324u, 4138007352u,
-	4135207276u, 4132409095u, 4129612808u, 4126818412u,
-	4124025908u, 4121235293u, 4118446566u, 4115659727u,
 };
 
 /* round(2^16 / ln 2) */
@@ -142,19 +130,17 @@ static inline void protect_buckets(const struct choke *q, uint32_t h,
 	*b2 = *b1 ^ (((h >> 8) & (q->pr.nbuckets - 1)) | 1u);
 }
 
-/* A counter decayed over `age` departures (rounded down). Both factors
- * are 2^32 at index 0, so skipping them there changes nothing: a flow
- * arriving more often than the link sends (age 0) costs no multiply. */
+/* A counter after the whole steps of 64 departures in `age` (rounded
+ * down); unchanged within a step, so most arrivals multiply nothing. */
 static inline uint32_t protect_decay(uint32_t r, uint64_t age)
 {
-	uint64_t halves = age >> CHOKE_PROTECT_HALFLIFE_LOG, x = r;
+	uint64_t steps = age >> PROTECT_STEP_LOG, halves = steps >> 4;
 
-	if (age < 64)
-		return age ? (uint32_t)((x * protect_decay1024[age]) >> 32) : r;
+	if (!steps)
+		return r;
 	if (halves >= 32)
 		return 0;
-	x = ((x >> halves) * protect_decay16[(age >> 6) & 15u]) >> 32;
-	return (uint32_t)((x * protect_decay1024[age & 63u]) >> 32);
+	return (uint32_t)(((uint64_t)(r >> halves) * protect_decay16[steps & 15u]) >> 32);
 }
 
 /* F: the counter of a flow arriving at the (boosted) share; kept in
@@ -165,14 +151,15 @@ static inline uint64_t protect_fair(const struct choke *q)
 		q->pr.boost) >> 8;
 }
 
-/* The entry holding flow in bucket b, or PROTECT_NONE. */
+/* The entry holding flow in bucket b (the first live one), or
+ * PROTECT_NONE. */
 static inline uint32_t protect_find_in(const struct choke *q, uint32_t flow,
 				       uint32_t b)
 {
 	uint32_t i = b * CHOKE_PROTECT_WAYS, end = i + CHOKE_PROTECT_WAYS;
 
 	for (; i < end; i++)
-		if (q->pr.flow[i] == flow && q->pr.rate[i])
+		if (q->pr.e[i].flow == flow && q->pr.e[i].rate)
 			return i;
 	return PROTECT_NONE;
 }
@@ -190,32 +177,36 @@ static inline uint32_t protect_find(const struct choke *q, uint32_t flow,
 }
 
 /*
- * Enter an untracked flow: the entry with the smallest decayed counter of
- * its two buckets (the first such: b1's ways before b2's) if that counter
- * is at most F. Returns the entry or PROTECT_NONE.
+ * Enter an untracked flow. The candidate is the entry of its two buckets
+ * with the smallest counter halved once per whole half-life since it was
+ * touched (the first such, b1's ways before b2's: a shift each, not eight
+ * decays); it is replaced if its decayed counter is at most F. Returns the
+ * entry or PROTECT_NONE.
  */
 static inline uint32_t protect_insert(struct choke *q, uint32_t flow)
 {
-	uint32_t b[2], k, w, best = PROTECT_NONE, best_r = 0;
+	uint32_t b[2], k, w, best = 0, best_key = 0;
 
 	protect_buckets(q, protect_mix(flow), &b[0], &b[1]);
 	for (k = 0; k < 2; k++) {
 		for (w = 0; w < CHOKE_PROTECT_WAYS; w++) {
 			uint32_t i = b[k] * CHOKE_PROTECT_WAYS + w;
-			uint32_t r = protect_decay(q->pr.rate[i],
-						   q->pr.clock - q->pr.stamp[i]);
+			uint64_t halves = (q->pr.clock - q->pr.e[i].stamp) >>
+					  CHOKE_PROTECT_HALFLIFE_LOG;
+			uint32_t key = halves >= 32 ? 0 : q->pr.e[i].rate >> halves;
 
-			if (best == PROTECT_NONE || r < best_r) {
+			if ((!k && !w) || key < best_key) {
 				best = i;
-				best_r = r;
+				best_key = key;
 			}
 		}
 	}
-	if (best_r > q->pr.fair)
+	if (protect_decay(q->pr.e[best].rate, q->pr.clock - q->pr.e[best].stamp) >
+	    q->pr.fair)
 		return PROTECT_NONE;
-	q->pr.flow[best] = flow;
-	q->pr.rate[best] = CHOKE_PROTECT_ONE;
-	q->pr.stamp[best] = q->pr.clock;
+	q->pr.e[best].flow = flow;
+	q->pr.e[best].rate = CHOKE_PROTECT_ONE;
+	q->pr.e[best].stamp = q->pr.clock;
 	q->stats.protect_inserts++;
 	return best;
 }
