@@ -393,11 +393,11 @@ static void pr_window_end(struct refq *m)
 		m->pr.share = UINT32_MAX;
 	}
 	if (m->pr.idled && m->pr.drops) {
-		m->pr.boost *= 2;
+		m->pr.boost += m->pr.boost / 4;
 		if (m->pr.boost > (256u << 16))
 			m->pr.boost = 256u << 16;
 	} else if (!m->pr.idled && m->qavg > scaled(m->cfg.qth_min, m->cfg.Wlog)) {
-		m->pr.boost -= m->pr.boost / 4;
+		m->pr.boost = (uint32_t)((uint64_t)m->pr.boost * 4 / 5);
 		if (m->pr.boost < 256)
 			m->pr.boost = 256;
 	}

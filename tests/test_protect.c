@@ -381,6 +381,7 @@ static void test_protect_share_and_boost(void)
 	}
 	/* the boost */
 	REQUIRE(ph_init(&h, &c, 3) == 0);
+	set_share(&h.q, 0xffffffffu, 1024);
 	h.q.pr.idled = 1;
 	h.q.pr.drops = 1;
 	h.q.kind = CHOKE_KIND_FIFO;
@@ -391,7 +392,7 @@ static void test_protect_share_and_boost(void)
 			choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v);
 	}
 	ph_depart(&h, 1024);
-	CHECK_EQ(h.q.pr.boost, 512);
+	CHECK_EQ(h.q.pr.boost, 1280);
 	CHECK_EQ(h.q.pr.busy, 0);
 	/* a busy window above min: -1/4 */
 	h.q.qavg = (uint64_t)(c.qth_min + 1) << c.Wlog;
@@ -403,7 +404,7 @@ static void test_protect_share_and_boost(void)
 	}
 	h.q.qavg = (uint64_t)(c.qth_min + 1) << c.Wlog;
 	ph_depart(&h, 1024);
-	CHECK_EQ(h.q.pr.boost, 384);
+	CHECK_EQ(h.q.pr.boost, 1024);
 	CHECK_EQ(h.q.pr.busy, 1);
 	/* a busy window below min: unchanged */
 	h.q.qavg = 0;
@@ -418,7 +419,20 @@ static void test_protect_share_and_boost(void)
 		for (i = 0; i < 1023; i++)
 			choke_dequeue(&h.q, 0, NULL);
 	}
-	CHECK_EQ(h.q.pr.boost, 384);
+	CHECK_EQ(h.q.pr.boost, 1024);
+	/* and down to 1 at most */
+	h.q.pr.boost = 300;
+	h.q.pr.fair = 0;
+	h.q.qavg = (uint64_t)(c.qth_min + 1) << c.Wlog;
+	{
+		uint32_t i;
+
+		for (i = 0; i < 1024; i++)
+			choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v);
+		h.q.qavg = (uint64_t)(c.qth_min + 1) << c.Wlog;
+		ph_depart(&h, 1024);
+	}
+	CHECK_EQ(h.q.pr.boost, 256);
 	INV(&h.q);
 	ph_free(&h);
 }

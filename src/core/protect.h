@@ -50,8 +50,8 @@
  * The boost: counting every flow is right for flows this link limits (TCP,
  * floods) and too strict for flows limited elsewhere (short transfers,
  * light streams), whose unused share then idles the link. A window in
- * which the link went idle while protect dropped doubles the boost; a
- * window without idle time ending above min takes a quarter of it off
+ * which the link went idle while protect dropped multiplies the boost by
+ * 5/4 (up to 2^16); a window without idle time ending above min by 4/5
  * (down to 1).
  */
 #ifndef CHOKE_CORE_PROTECT_H
@@ -255,10 +255,11 @@ static inline void protect_window_end(struct choke *q)
 		q->pr.share = PROTECT_SHARE_MAX;
 	}
 	if (q->pr.idled && q->pr.drops) {
-		q->pr.boost = q->pr.boost >= PROTECT_BOOST_MAX ? PROTECT_BOOST_MAX
-								: q->pr.boost * 2;
+		q->pr.boost += q->pr.boost >> 2;
+		if (q->pr.boost > PROTECT_BOOST_MAX)
+			q->pr.boost = PROTECT_BOOST_MAX;
 	} else if (!q->pr.idled && q->qavg > q->qth_min) {
-		q->pr.boost -= q->pr.boost >> 2;
+		q->pr.boost = (uint32_t)((uint64_t)q->pr.boost * 4 / 5);
 		if (q->pr.boost < PROTECT_BOOST_ONE)
 			q->pr.boost = PROTECT_BOOST_ONE;
 	}
