@@ -188,7 +188,7 @@ bench: $(CHOKE)
 # tables and plot of docs/results.md section 8 (minutes; not part of check)
 .PHONY: eval-protect
 eval-protect: $(CHOKE)
-	python3 tools/eval-protect.py --choke ./$(CHOKE) --seeds 5 --plot docs/img/protect-2c.png
+	python3 tools/eval-protect.py --choke ./$(CHOKE) --seeds 10 --plot docs/img/protect-2c.png
 
 # choke bridge against the kernel's bridge on the same veths (root)
 bench-fwd: $(CHOKE) $(BLAST)
