@@ -628,7 +628,10 @@ static void maxmin(const double *demand, uint32_t n, double *share)
  * K floods at various totals, 24 light flows at 2/3 of their share; with
  * thresholds low enough that the queue is congested. Every flood's share
  * of the departures lies within 0.8..1.2 of its max-min share; the light
- * flows are never dropped by protect.
+ * flows are never dropped by protect. The max-min share is up to 3 times
+ * the equal one here, which the boost finds in steps of 5/4 per window:
+ * the first 50 windows are not measured (with 16 the worst flood got 0.72
+ * of its share in a shorter run).
  */
 static void test_protect_floods_at_fair_share(void)
 {
@@ -653,7 +656,7 @@ static void test_protect_floods_at_fair_share(void)
 			o.rate[f] = 2.0 / 3.0 / (k + nl);
 		for (f = 0; f < o.nf; f++)
 			o.acc[f] = (double)f / o.nf;
-		ol_run(&o, tl_quick ? 40000 : 120000, 16384);
+		ol_run(&o, 200000, 50000);
 		maxmin(o.rate, o.nf, share);
 		for (f = 0; f < o.nf; f++)
 			sent += (double)o.sent[f];
