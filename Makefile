@@ -59,7 +59,8 @@ CLI_SRC += src/cli/cmd_sim.c $(SIM_SRC)
 SIM_TEST_SRC := tests/sim/test_sim.c tests/sim/test_runner.c
 TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
 	tests/test_model.c tests/test_params.c tests/test_red.c tests/test_pkt.c \
-	tests/test_hh.c tests/test_opt.c src/cli/opt.c
+	tests/test_hh.c tests/test_opt.c src/cli/opt.c \
+	tests/test_protect.c
 HDRS := $(wildcard include/choke/*.h src/*/*.h tests/*.h bench/*.h)
 
 # where `make install` puts the scenarios; compiled into the simulator, which
@@ -258,6 +259,12 @@ check-kernel: | deps
 
 bench: $(BENCH) | deps
 	./$(BENCH)
+
+# protect in the simulator against CHOKe, its variants, RED and FIFO: the
+# tables and plot of docs/results.md section 8 (minutes; not part of check)
+.PHONY: eval-protect
+eval-protect: $(CHOKE)
+	python3 tools/eval-protect.py --choke ./$(CHOKE) --seeds 10 --plot docs/img/protect-2c.png
 
 # choke bridge against the kernel's bridge on the same veths (root)
 bench-fwd: $(CHOKE) $(BLAST) | deps

@@ -8,6 +8,8 @@
  *   choke     the core, CHOKE_KIND_CHOKE
  *   dpdk_red  DPDK's header-inline rte_red_enqueue() deciding, the core's
  *             FIFO ring storing what it admits
+ *   choke_protect  the core, CHOKe with `protect` (docs/variants.md), with
+ *             its ratio to choke measured in the same run
  *
  * at standing queues of 100, 1000 and 10000 packets with one heavy flow
  * among 1, 100 and 100000 flows. Method, parameters and today's figures:
@@ -34,6 +36,7 @@
 #define BENCH_TARGET_RATIO 1.5
 #define BENCH_TARGET_NS 20.0 /* 50 Mpps */
 #define BENCH_TARGET_QUEUE 1000u
+#define BENCH_PROTECT_RATIO 1.3
 
 #ifndef likely
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -42,18 +45,19 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #endif
 
-enum { D_FIFO, D_RED, D_CHOKE, D_DPDK, D_DRAWS, D_ADAPT, D_GEOM, D_BYTES, NDISC };
-#define D_BASE_MASK ((1u << D_DRAWS) - 1)   /* the default rows */
+enum { D_FIFO, D_RED, D_CHOKE, D_DPDK, D_DRAWS, D_ADAPT, D_GEOM, D_BYTES, D_PROTECT, NDISC };
+#define D_BASE_MASK ((1u << D_DRAWS) - 1)   /* the default rows: these */
+#define D_DEFAULT_MASK (D_BASE_MASK | (1u << D_PROTECT)) /* and protect */
 #define D_VARIANT_MASK (((1u << NDISC) - 1) & ~D_BASE_MASK)
 static const char *const disc_name[NDISC] = { "fifo", "red", "choke",
 	"dpdk_red", "choke_draws4", "choke_adaptive", "choke_geometric8",
-	"choke_bytes" };
+	"choke_bytes", "choke_protect" };
 static const uint8_t disc_kind[NDISC] = { CHOKE_KIND_FIFO, CHOKE_KIND_RED,
 	CHOKE_KIND_CHOKE, CHOKE_KIND_FIFO, CHOKE_KIND_CHOKE, CHOKE_KIND_CHOKE,
-	CHOKE_KIND_CHOKE, CHOKE_KIND_CHOKE };
+	CHOKE_KIND_CHOKE, CHOKE_KIND_CHOKE, CHOKE_KIND_CHOKE };
 /* words added to choke's for the variant rows (docs/variants.md) */
 static const char *const disc_extra[NDISC] = { "", "", "", "", " draws 4",
-	" adaptive", " geometric 8", "" };
+	" adaptive", " geometric 8", "", " protect" };
 /* byte mode: the same thresholds in bytes, at the mean length of the
  * workload, (64 + 1500) / 2 */
 #define BENCH_MEAN_LEN 782u
@@ -124,7 +128,7 @@ struct result {
 	int measured;  /* 0: not selected; -1: not available (no DPDK) */
 	double ns_med, ns_min;
 	double ratio_fifo, ratio_dpdk, ratio_choke; /* < 0: no peer */
-	double match, early, forced, limit; /* fractions of offered packets */
+	double match, early, forced, limit, protect; /* fractions of offered packets */
 	double mean_qlen;
 	uint64_t offered;
 	int runs;
@@ -538,6 +542,7 @@ static int measure(const struct bench_opts *o, const struct qsetup *qs,
 				     s->forced_mark - in[d].s0.forced_mark) /
 			    off;
 		x->limit = (double)(s->pdrop - in[d].s0.pdrop) / off;
+		x->protect = (double)(s->protect_drop - in[d].s0.protect_drop) / off;
 		if (d == D_DPDK) {
 			x->early = (double)in[d].d_early / off;
 			x->forced = (double)in[d].d_forced / off;
@@ -601,9 +606,10 @@ static void print_ratio(double r)
 
 static void print_header(void)
 {
-	printf("%-16s %6s %7s %8s %8s %7s %7s %7s %7s %7s %7s %8s\n",
+	printf("%-16s %6s %7s %8s %8s %7s %7s %7s %7s %7s %7s %7s %8s %8s\n",
 	       "disc", "queue", "flows", "ns/pkt", "Mpps", "x_fifo", "x_dpdk",
-	       "match%", "early%", "forced%", "limit%", "qlen");
+	       "x_choke", "match%", "early%", "forced%", "limit%", "protect%",
+	       "qlen");
 }
 
 static void print_row(const struct result *x)
@@ -618,8 +624,10 @@ static void print_row(const struct result *x)
 	printf(" %8.2f %8.1f", x->ns_med, 1000.0 / x->ns_med);
 	print_ratio(x->ratio_fifo);
 	print_ratio(x->ratio_dpdk);
-	printf(" %7.2f %7.2f %7.2f %7.2f %8.1f\n", 100 * x->match,
-	       100 * x->early, 100 * x->forced, 100 * x->limit, x->mean_qlen);
+	print_ratio(x->disc >= D_DRAWS ? x->ratio_choke : -1);
+	printf(" %7.2f %7.2f %7.2f %7.2f %8.2f %8.1f\n", 100 * x->match,
+	       100 * x->early, 100 * x->forced, 100 * x->limit,
+	       100 * x->protect, x->mean_qlen);
 }
 
 static void json_num(const char *key, double v, int ok, int last)
@@ -659,6 +667,8 @@ static void print_json(const struct result *res, size_t n)
 		json_num("early_drop_frac", x->early, ok, 0);
 		json_num("forced_drop_frac", x->forced, ok, 0);
 		json_num("limit_drop_frac", x->limit, ok, 0);
+		if (x->disc == D_PROTECT)
+			json_num("protect_drop_frac", x->protect, ok, 0);
 		json_num("mean_qlen", x->mean_qlen, ok, 0);
 		printf("\"runs\": %d, \"packets_per_run\": %" PRIu64 "}",
 		       x->runs, x->packets);
@@ -719,6 +729,30 @@ static void print_summary(FILE *f, const struct result *res, size_t n)
 				    "built without DPDK");
 	fprintf(f, "choke >= 50 Mpps (<= %.0f ns/pkt): %s (%s)",
 		BENCH_TARGET_NS, ok_ns ? "MET" : "NOT MET", nbuf);
+	/* protect's goal: at most 1.3x plain CHOKe, same run (issue #11) */
+	{
+		char pbuf[256] = "";
+		size_t pl = 0;
+		int have_p = 0, ok_p = 1;
+
+		for (i = 0; i < n; i++) {
+			const struct result *x = &res[i];
+
+			if (x->disc != D_PROTECT || x->queue != BENCH_TARGET_QUEUE ||
+			    x->measured != 1 || x->ratio_choke < 0)
+				continue;
+			have_p = 1;
+			if (x->ratio_choke > BENCH_PROTECT_RATIO)
+				ok_p = 0;
+			pl += (size_t)snprintf(pbuf + pl, sizeof(pbuf) - pl,
+					       "%s%.2fx at %u flow%s", pl ? ", " : "",
+					       x->ratio_choke, x->flows,
+					       x->flows == 1 ? "" : "s");
+		}
+		if (have_p)
+			fprintf(f, "; protect <= %.1fx choke: %s (%s)",
+				BENCH_PROTECT_RATIO, ok_p ? "MET" : "NOT MET", pbuf);
+	}
 	/* The floor shows the host's state: on a shared VM every row moves
 	 * with it, and the ratios with them (docs/performance.md). */
 	if (fifo_ns > 0)
@@ -737,9 +771,9 @@ static void usage(FILE *f)
 		"[--packets N] [--count N]\n"
 		"                   [--dpdk-maxp-inv N] [--variants]\n"
 		"       choke-bench pkt [--json] [--quick]\n"
-		"  DISC: fifo red choke dpdk_red, and with --variants also\n"
-		"  choke_draws4 choke_adaptive choke_geometric8 choke_bytes;\n"
-		"  default: the first four, queues 100 1000 10000,\n"
+		"  DISC: fifo red choke dpdk_red choke_protect, and with --variants\n"
+		"  also choke_draws4 choke_adaptive choke_geometric8 choke_bytes;\n"
+		"  default: those five, queues 100 1000 10000,\n"
 		"  flows 1 100 100000, %d runs of %d packets (median), "
 		"--quick: %d runs of %d.\n"
 		"  --count N: one run of exactly N packets per selected "
@@ -789,7 +823,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	uint64_t v;
 
 	memset(o, 0, sizeof(*o));
-	o->only = D_BASE_MASK;
+	o->only = D_DEFAULT_MASK;
 	o->dpdk_maxp_inv = BENCH_MAXP_INV;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];

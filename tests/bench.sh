@@ -31,6 +31,9 @@ for r in rows:
     assert r["ns_per_pkt"] > 0 and r["ratio_to_fifo"] > 0, r
     if r["discipline"] == "fifo":
         assert abs(r["ratio_to_fifo"] - 1) < 1e-9
+    if r["discipline"] == "choke_protect":
+        assert r["ratio_to_choke"] > 0 and 0 <= r["protect_drop_frac"] < 1, r
+assert "choke_protect" in kinds, kinds
 print("%d rows, %s" % (len(rows), ",".join(sorted(kinds))))
 PY
 py=$?

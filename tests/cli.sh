@@ -79,6 +79,12 @@ else bad params-kernel-limit-cap "status $st $(cat "$tmp/err")"; fi
 st=$(run "$CHOKE" params --strict limit 1000 bandwidth 10mbit harddrop)
 if [ "$st" = 1 ] && grep -q harddrop "$tmp/err"; then ok params-strict-refuses-harddrop
 else bad params-strict-refuses-harddrop "status $st"; fi
+st=$(run "$CHOKE" params limit 300 min 25 max 50 bandwidth 1mbit protect 16)
+if [ "$st" = 0 ] && grep -q 'max 50p protect 16 ewma' "$tmp/out"; then ok params-protect
+else bad params-protect "status $st $(cat "$tmp/out" "$tmp/err")"; fi
+st=$(run "$CHOKE" params limit 300 bandwidth 1mbit protect 6)
+if [ "$st" = 1 ] && grep -q '8 to 256' "$tmp/err"; then ok params-protect-range
+else bad params-protect-range "status $st $(cat "$tmp/err")"; fi
 st=$(run "$CHOKE" params limit 1000 bandwidth 10mbit harddrop ecn)
 if [ "$st" = 0 ] && grep -q 'ecn harddrop' "$tmp/out"; then ok params-harddrop
 else bad params-harddrop "status $st $(cat "$tmp/out" "$tmp/err")"; fi

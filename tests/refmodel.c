@@ -1,8 +1,11 @@
 /* Reference model: see refmodel.h. Written for clarity, not speed. */
 #include "refmodel.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+static void protect_configure(struct refq *m, unsigned old_entries);
 
 uint32_t ref_mainline_slots(uint32_t limit)
 {
@@ -33,6 +36,7 @@ void ref_init(struct refq *m, const struct choke_config *c,
 	m->rnd = rnd;
 	m->rnd_ctx = rnd_ctx;
 	m->same = same;
+	protect_configure(m, 0);
 }
 
 void ref_free(struct refq *m)
@@ -204,6 +208,234 @@ static void new_qR(struct refq *m)
 	m->qR = m->rnd(m->rnd_ctx) / maxp_divisor(&m->cfg);
 }
 
+/* ---------------- protect ---------------- */
+
+/*
+ * The rule of docs/variants.md, spelled out without the core's shortcuts:
+ * the decay factors and linear counting's correction computed here with
+ * libm (the core has them as constants), the eight candidate entries
+ * listed and scanned, the flows of a window counted from one byte per bin.
+ */
+#define PR_NONE 0xffffffffu
+#define PR_WINDOW 1024u
+
+static uint64_t pr_decay16[16], pr_ln2inv;
+static uint32_t pr_lincount[33];
+
+static void protect_tables(void)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		pr_decay16[i] = (uint64_t)llround(ldexp(exp2(-i / 16.0), 32));
+	pr_ln2inv = (uint64_t)llround(65536.0 / log(2.0));
+	pr_lincount[0] = 65536;
+	for (i = 1; i < 32; i++) {
+		double x = i / 32.0;
+
+		pr_lincount[i] = (uint32_t)lround(-log1p(-x) / x * 65536.0);
+	}
+	pr_lincount[32] = pr_lincount[31];
+}
+
+/* a counter after the whole steps of 64 departures in `age`: halved per
+ * 16 steps, times 2^(-steps/16) for the rest, rounded down */
+static uint32_t pr_decay(uint32_t r, uint64_t age)
+{
+	uint64_t steps = age / 64;
+
+	if (steps / 16 >= 32)
+		return 0;
+	return (uint32_t)(((uint64_t)(r >> (steps / 16)) * pr_decay16[steps % 16]) >> 32);
+}
+
+/* MurmurHash3's 32-bit finalizer */
+static uint32_t pr_mix(uint32_t x)
+{
+	x = (x ^ (x >> 16)) * 0x85EBCA6Bu;
+	x = (x ^ (x >> 13)) * 0xC2B2AE35u;
+	return x ^ (x >> 16);
+}
+
+static uint32_t pr_bin(uint32_t flow)
+{
+	return pr_mix(flow) / (1u << 22);
+}
+
+/* the eight entries a flow may use: bucket one's four, then bucket two's */
+static void pr_candidates(const struct refq *m, uint32_t flow, unsigned c[8])
+{
+	unsigned nb = m->pr.entries / 4, b1, b2, w, bits = 0;
+	uint32_t h = pr_mix(flow);
+
+	while ((1u << bits) < nb)
+		bits++;
+	b1 = (unsigned)(h >> (32 - bits)); /* the top log2(nb) bits */
+	b2 = b1 ^ ((h / 256 % nb) | 1);
+	for (w = 0; w < 4; w++) {
+		c[w] = b1 * 4 + w;
+		c[4 + w] = b2 * 4 + w;
+	}
+}
+
+/* the counter of a flow at its (boosted) share */
+static uint64_t pr_fair(const struct refq *m)
+{
+	uint64_t f = ((uint64_t)m->pr.share * pr_ln2inv) >> 16;
+
+	return (f * m->pr.boost) >> 8;
+}
+
+static uint32_t pr_random_below(struct refq *m, uint32_t n)
+{
+	return (uint32_t)(((uint64_t)m->rnd(m->rnd_ctx) * n) >> 32);
+}
+
+/* the candidate: the smallest counter halved per whole half-life since
+ * it was touched, the first of the eight on a tie; replaced if its
+ * decayed counter is at most the fair one */
+static unsigned pr_enter(struct refq *m, uint32_t flow)
+{
+	unsigned c[8], i, best = 0;
+	uint64_t best_key = 0;
+
+	pr_candidates(m, flow, c);
+	for (i = 0; i < 8; i++) {
+		const struct ref_protect_entry *e = &m->pr.e[c[i]];
+		uint64_t halvings = (m->pr.departures - e->stamp) / 1024;
+		uint64_t key = halvings >= 32 ? 0 : e->rate / ((uint64_t)1 << halvings);
+
+		if (i == 0 || key < best_key) {
+			best = c[i];
+			best_key = key;
+		}
+	}
+	if (pr_decay(m->pr.e[best].rate, m->pr.departures - m->pr.e[best].stamp) >
+	    pr_fair(m))
+		return PR_NONE;
+	m->pr.e[best].flow = flow;
+	m->pr.e[best].rate = 256;
+	m->pr.e[best].stamp = m->pr.departures;
+	m->st.protect_inserts++;
+	return best;
+}
+
+/* every arrival: seen; counted in its entry, or maybe sampled into one */
+static unsigned pr_arrival(struct refq *m, uint32_t flow)
+{
+	unsigned c[8], i;
+
+	m->pr.seen[pr_bin(flow)] = 1;
+	pr_candidates(m, flow, c);
+	for (i = 0; i < 8; i++) {
+		struct ref_protect_entry *e = &m->pr.e[c[i]];
+
+		if (e->rate && e->flow == flow) {
+			uint64_t age = m->pr.departures - e->stamp;
+			uint64_t r = (uint64_t)pr_decay(e->rate, age) + 256;
+
+			e->rate = r > UINT32_MAX ? UINT32_MAX : (uint32_t)r;
+			e->stamp += age / 64 * 64; /* the whole steps taken */
+			return c[i];
+		}
+	}
+	m->pr.sample_left--;
+	if (m->pr.sample_left > 0)
+		return PR_NONE;
+	m->pr.sample_left = 1 + pr_random_below(m, 31);
+	return pr_enter(m, flow);
+}
+
+/* drop above the allowance, with probability 1 - allowance / rate */
+static int pr_drops(struct refq *m, unsigned entry)
+{
+	uint64_t allow = pr_fair(m), rate;
+
+	if (entry == PR_NONE)
+		return 0;
+	if (m->qavg <= scaled(m->cfg.qth_min, m->cfg.Wlog)) {
+		if (!m->pr.busy || m->pr.idled)
+			return 0;
+		allow = allow + allow / 4;
+	}
+	rate = m->pr.e[entry].rate;
+	if (rate <= allow)
+		return 0;
+	return ((uint64_t)m->rnd(m->rnd_ctx) * rate >> 32) >= allow;
+}
+
+uint32_t ref_protect_flows(const struct refq *m)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < CHOKE_PROTECT_BINS; i++)
+		n += m->pr.seen[i];
+	return n;
+}
+
+static void pr_window_end(struct refq *m)
+{
+	uint32_t t = ref_protect_flows(m);
+
+	if (t) {
+		uint32_t k = t * 32 / 1024, f = t * 32 % 1024;
+		uint64_t corr, s;
+
+		if (k >= 32) {
+			k = 31;
+			f = 1023;
+		}
+		corr = ((uint64_t)pr_lincount[k] * (1024 - f) +
+			(uint64_t)pr_lincount[k + 1] * f) / 1024;
+		s = ((uint64_t)PR_WINDOW << 24) / ((uint64_t)t * corr);
+		m->pr.share = s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
+	} else {
+		m->pr.share = UINT32_MAX;
+	}
+	if (m->pr.idled && m->pr.drops) {
+		m->pr.boost += m->pr.boost / 4;
+		if (m->pr.boost > (256u << 16))
+			m->pr.boost = 256u << 16;
+	} else if (!m->pr.idled && m->qavg > scaled(m->cfg.qth_min, m->cfg.Wlog)) {
+		m->pr.boost = (uint32_t)((uint64_t)m->pr.boost * 4 / 5);
+		if (m->pr.boost < 256)
+			m->pr.boost = 256;
+	}
+	m->pr.busy = !m->pr.idled;
+	m->pr.idled = 0;
+	m->pr.drops = 0;
+	memset(m->pr.seen, 0, sizeof(m->pr.seen));
+}
+
+static void pr_departure(struct refq *m)
+{
+	m->pr.departures++;
+	if (m->pr.departures % PR_WINDOW == 0)
+		pr_window_end(m);
+}
+
+static void protect_configure(struct refq *m, unsigned old_entries)
+{
+	unsigned n = m->cfg.protect;
+
+	if (!pr_decay16[0])
+		protect_tables();
+	if (!n || n == old_entries) {
+		m->pr.entries = n;
+		return;
+	}
+	if (!old_entries) {
+		m->pr.share = UINT32_MAX;
+		m->pr.boost = 256;
+		m->pr.drops = 0;
+		m->pr.idled = m->pr.busy = 0;
+		memset(m->pr.seen, 0, sizeof(m->pr.seen));
+	}
+	memset(m->pr.e, 0, sizeof(m->pr.e));
+	m->pr.entries = n;
+	m->pr.sample_left = 16;
+}
+
 /* ---------------- enqueue ---------------- */
 
 static int drop_arrival(struct refq *m, int outcome)
@@ -321,19 +553,24 @@ static int variant_match(struct refq *m, void *pkt, uint32_t flow,
 
 /* -1: admit, 1: admit marked, else a drop outcome */
 static int choke_rules(struct refq *m, void *pkt, uint32_t flow, uint32_t len,
-		       int ect, struct choke_verdict *v)
+		       int ect, unsigned pentry, struct choke_verdict *v)
 {
 	const struct choke_config *c = &m->cfg;
 	uint32_t lo = scaled(c->qth_min, c->Wlog), hi = scaled(c->qth_max, c->Wlog);
 	int ecn = c->flags & CHOKE_FLAG_ECN, hard = c->flags & CHOKE_FLAG_HARDDROP;
+	int matched = 0;
 
+	if (c->protect && pr_drops(m, pentry)) {
+		m->st.protect_drop++;
+		m->pr.drops++;
+		return drop_arrival(m, CHOKE_DROP_PROTECT);
+	}
 	if (m->qavg <= lo) {
 		m->qcount = -1;
 		return -1;
 	}
 	if (ref_span(m) > 0 && c->variant) {
-		if (variant_match(m, pkt, flow, v))
-			return drop_arrival(m, CHOKE_DROP_MATCH);
+		matched = variant_match(m, pkt, flow, v);
 	} else if (ref_span(m) > 0) {
 		uint32_t pick = draw_slot(m);
 		const struct ref_slot *s = ref_slot_at(m, pick);
@@ -342,8 +579,14 @@ static int choke_rules(struct refq *m, void *pkt, uint32_t flow, uint32_t len,
 		if (s->flow == flow && m->same(s->pkt, pkt)) {
 			m->st.matched++;
 			kill_slot(m, pick, v);
-			return drop_arrival(m, CHOKE_DROP_MATCH);
+			matched = 1;
 		}
+	}
+	if (matched) {
+		/* a flow caught by a draw is entered into protect's table */
+		if (c->protect && pentry == PR_NONE)
+			pr_enter(m, flow);
+		return drop_arrival(m, CHOKE_DROP_MATCH);
 	}
 	if (m->qavg > hi) {
 		m->qcount = -1;
@@ -430,8 +673,13 @@ int ref_enqueue(struct refq *m, void *pkt, uint32_t len, uint32_t flow,
 	m->st.offered_bytes += len;
 	if (m->cfg.kind != CHOKE_KIND_FIFO) {
 		update_average(m, now);
-		r = m->cfg.kind == CHOKE_KIND_CHOKE ? choke_rules(m, pkt, flow, len, ect, v)
-						    : red_rules(m, len, ect);
+		if (m->cfg.kind == CHOKE_KIND_CHOKE) {
+			unsigned pentry = m->cfg.protect ? pr_arrival(m, flow) : PR_NONE;
+
+			r = choke_rules(m, pkt, flow, len, ect, pentry, v);
+		} else {
+			r = red_rules(m, len, ect);
+		}
 		if (r > 1)
 			return r;
 	}
@@ -463,6 +711,7 @@ void *ref_dequeue(struct refq *m, uint64_t now)
 		if (!m->idle) {
 			m->idle = 1;
 			m->idle_start = now;
+			m->pr.idled = 1;
 		}
 		return NULL;
 	}
@@ -472,6 +721,8 @@ void *ref_dequeue(struct refq *m, uint64_t now)
 	m->backlog -= s.len;
 	m->st.sent_pkts++;
 	m->st.sent_bytes += s.len;
+	if (m->cfg.protect)
+		pr_departure(m);
 	return s.pkt;
 }
 
@@ -501,6 +752,7 @@ void ref_change(struct refq *m, const struct choke_config *c, void **drops,
 		uint32_t *ndrops)
 {
 	uint32_t newcap = cap_for(m, c->limit);
+	unsigned old_protect = m->cfg.protect;
 
 	if (newcap != m->cap || m->qlen > c->limit) {
 		/* keep the oldest packets up to the new limit, no holes */
@@ -526,6 +778,7 @@ void ref_change(struct refq *m, const struct choke_config *c, void **drops,
 		m->cap = newcap;
 	}
 	m->cfg = *c;
+	protect_configure(m, old_protect);
 	m->qavg = 0;
 	m->qcount = -1;
 	if (m->n == 0)

@@ -13,6 +13,10 @@
  *    last slot the tail meets the head: the model then follows the kernel's
  *    index arithmetic literally (a circular array), so the wedge it reaches
  *    is the kernel's.
+ *
+ * `protect` is modelled too (struct ref_protect): the same rule as
+ * src/core/protect.h, with its tables computed here from libm and its
+ * bookkeeping in plain arrays.
  */
 #ifndef CHOKE_TEST_REFMODEL_H
 #define CHOKE_TEST_REFMODEL_H
@@ -24,6 +28,24 @@ enum ref_storage { REF_OURS, REF_MAINLINE };
 struct ref_slot {
 	void *pkt;
 	uint32_t len, flow;
+};
+
+/* `protect` (docs/variants.md), written out plainly: see refmodel.c */
+struct ref_protect_entry {
+	uint32_t flow, rate; /* rate 0: a free entry */
+	uint64_t stamp;
+};
+
+struct ref_protect {
+	unsigned entries;     /* 0: off */
+	struct ref_protect_entry e[CHOKE_PROTECT_MAX];
+	uint64_t departures;  /* while on */
+	uint32_t share;       /* packets per window, Q8 */
+	uint32_t boost;       /* Q8 */
+	uint32_t drops;       /* protect's drops in this window */
+	uint32_t sample_left;
+	int idled, busy;
+	unsigned char seen[CHOKE_PROTECT_BINS]; /* bins that had an arrival */
 };
 
 struct refq {
@@ -46,11 +68,16 @@ struct refq {
 	uint64_t idle_start;
 	struct choke_stats st;
 
+	struct ref_protect pr;
+
 	uint32_t (*rnd)(void *ctx);
 	void *rnd_ctx;
 	/* exact flow comparison on queued/arriving packets */
 	int (*same)(const void *a, const void *b);
 };
+
+/* protect's view for the tests: flows seen in this window (bins set) */
+uint32_t ref_protect_flows(const struct refq *m);
 
 /* ring slots mainline would use for a limit */
 uint32_t ref_mainline_slots(uint32_t limit);

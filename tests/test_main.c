@@ -12,6 +12,7 @@ const char *tl_current = "";
 static const struct tl_test *const suites[] = {
 	core_tests, model_tests, params_tests, red_tests, pkt_tests, hh_tests,
 	opt_tests,
+	protect_tests,
 };
 
 static int selected(const char *name, int argc, char **argv)

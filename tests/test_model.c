@@ -205,6 +205,35 @@ static void compare_stats(struct pair *p, const struct choke_stats *a,
 	SAME(p, "wrap_avoided", a->wrap_avoided, b->wrap_avoided);
 	SAME(p, "match_victims", a->match_victims, b->match_victims);
 	SAME(p, "draws", a->draws, b->draws);
+	SAME(p, "protect_drop", a->protect_drop, b->protect_drop);
+	SAME(p, "protect_inserts", a->protect_inserts, b->protect_inserts);
+}
+
+/* protect's state, entry by entry */
+static void compare_protect(struct pair *p)
+{
+	const struct choke_protect *a = &p->h.q.pr;
+	const struct ref_protect *b = &p->m.pr;
+	uint32_t i;
+
+	SAME(p, "protect entries", p->h.q.protect, b->entries);
+	if (!b->entries)
+		return;
+	SAME(p, "protect clock", a->clock, b->departures);
+	SAME(p, "protect share", a->share, b->share);
+	SAME(p, "protect boost", a->boost, b->boost);
+	SAME(p, "protect window drops", a->drops, b->drops);
+	SAME(p, "protect flows seen", a->flows, ref_protect_flows(&p->m));
+	SAME(p, "protect sample gap", a->sample_left, b->sample_left);
+	SAME(p, "protect idled", a->idled, b->idled);
+	SAME(p, "protect busy", a->busy, b->busy);
+	for (i = 0; i < b->entries && !p->bad; i++) {
+		SAME(p, "protect entry rate", a->e[i].rate, b->e[i].rate);
+		if (b->e[i].rate) {
+			SAME(p, "protect entry flow", a->e[i].flow, b->e[i].flow);
+			SAME(p, "protect entry stamp", a->e[i].stamp, b->e[i].stamp);
+		}
+	}
 }
 
 static void compare_state(struct pair *p)
@@ -226,6 +255,7 @@ static void compare_state(struct pair *p)
 		SAME(p, "idle_start", q->idle_start_ns, m->idle_start);
 	SAME(p, "random draws", p->h.rnd.draws, p->rm.draws);
 	compare_stats(p, choke_get_stats(q), &m->st);
+	compare_protect(p);
 	if (span == ref_span(m)) {
 		for (i = 0; i < span && !p->bad; i++) {
 			const struct choke_slot *a = choke_slot_at(q, i);
@@ -250,12 +280,16 @@ static void compare_state(struct pair *p)
 
 /* One operation on both. kind: 0 enqueue, 1 dequeue, 2 time, 3 change,
  * 4 reset, 5 peek. */
+/* flow values from keys: 13 values (hash collisions every 13 keys), or
+ * with flow_spread every key its own well spread value */
+static int flow_spread;
+
 static void pair_enqueue(struct pair *p, uint32_t key, uint32_t len, int ect)
 {
 	struct tpkt *t = pair_alloc(p, key);
 	struct choke_verdict vm;
 	int a, b;
-	uint32_t flow = key % 13u;
+	uint32_t flow = flow_spread ? key * 2654435761u : key % 13u;
 
 	if (!t)
 		return;
@@ -423,6 +457,131 @@ static void test_model_random_sequences(void)
 	CHECK(tl_quick || total >= 1000000);
 	CHECK(cov_variant_sets > 0 && cov_bytes_sets > 0);
 	CHECK(tl_quick || (cov_multi_victims > 0 && cov_byte_limit > 0));
+}
+
+/*
+ * protect (docs/variants.md) against its plain model: CHOKe parameter sets
+ * (a third with a draw variant, none in byte mode) with a random table
+ * size, many flows, and runs long enough for many windows of 1024
+ * departures. Its own generator stream, so the sets above do not move.
+ */
+static void test_model_protect_sequences(void)
+{
+	uint32_t sets = tl_quick ? 6 : 40, s;
+	uint64_t total = 0, pdrops = 0, inserts = 0, windows = 0, boosted = 0;
+	static struct pair p;
+
+	rs = 0x9e01ec7;
+	flow_spread = 1;
+	for (s = 0; s < sets; s++) {
+		struct choke_config c;
+		uint32_t i, n = (tl_quick ? 12000 : 30000) + rbelow(10000);
+		uint32_t nflows = (uint32_t[]){ 3, 20, 60, 300, 5000 }[rbelow(5)];
+		uint32_t heavy = 1 + rbelow(6), heavy_share = rbelow(90);
+		uint32_t phase = 0, phase_left = 0, max_boost = 256;
+
+		do {
+			c = random_config();
+		} while (c.kind != CHOKE_KIND_CHOKE || c.limit_bytes);
+		c.protect = (uint16_t)(CHOKE_PROTECT_MIN << rbelow(6)); /* 8..256 */
+		pair_init(&p, &c, 5000 + s);
+		for (i = 0; i < n && !p.bad; i++) {
+			uint32_t dice = rbelow(1000);
+
+			p.ops = i;
+			if (!phase_left) {
+				phase = rbelow(4); /* fill, drain, balanced, overload */
+				phase_left = 50 + rbelow(3000);
+			}
+			phase_left--;
+			if (dice < 2 && chance(100000)) {
+				struct choke_config c2 = c;
+
+				/* RED parameters, or the table size, or off and on */
+				if (chance(300000))
+					c2.protect = (uint16_t)(CHOKE_PROTECT_MIN << rbelow(6));
+				else if (chance(300000))
+					c2.protect = c.protect ? 0 : 64;
+				else
+					c2.qth_min = rbelow(c2.qth_max + 1);
+				pair_change(&p, &c2);
+				c = c2;
+			} else if (dice < 3 && chance(50000)) {
+				pair_reset(&p);
+			} else if (dice < 30) {
+				p.now += chance(50000) ? (uint64_t)r32() * (1 + rbelow(100))
+						       : rbelow(20000);
+			} else {
+				uint32_t enq_pm = phase == 0 ? 800 : phase == 1 ? 150 :
+						  phase == 2 ? 500 : 700;
+
+				if (rbelow(1000) < enq_pm) {
+					uint32_t key = rbelow(100) < heavy_share ? rbelow(heavy) :
+						       heavy + rbelow(nflows);
+
+					pair_enqueue(&p, key, 40 + rbelow(1461), rbelow(2));
+				} else {
+					pair_dequeue(&p);
+				}
+				p.now += rbelow(2000);
+			}
+			compare_state(&p);
+			if (p.h.q.pr.boost > max_boost)
+				max_boost = p.h.q.pr.boost;
+		}
+		total += n;
+		pdrops += p.h.q.stats.protect_drop;
+		inserts += p.h.q.stats.protect_inserts;
+		windows += p.h.q.pr.clock / 1024;
+		boosted += max_boost > 256;
+		pair_free(&p);
+	}
+	/* and on tc-derived sets, 1.3x overloaded by 2 heavy and 40 light
+	 * flows, so protect drops under RED's real thresholds */
+	{
+		static const char *const words[][12] = {
+			{ "limit", "300", "min", "25", "max", "50", "bandwidth", "1mbit",
+			  "protect", NULL },
+			{ "limit", "1000", "min", "100", "max", "300", "bandwidth",
+			  "10mbit", "adaptive", "protect", "16", NULL },
+		};
+		size_t k;
+
+		for (k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
+			struct choke_params prm;
+			char err[CHOKE_ERRBUF_SIZE];
+			int argc = 0;
+			uint32_t i, n = tl_quick ? 20000 : 100000;
+
+			while (words[k][argc])
+				argc++;
+			REQUIRE(choke_params_parse(argc, (char *const *)words[k],
+						   CHOKE_KIND_CHOKE, NULL, &prm, err) == 0);
+			pair_init(&p, &prm.cfg, 91 + k);
+			for (i = 0; i < n && !p.bad; i++) {
+				p.ops = i;
+				if (rbelow(100) < 57)
+					pair_enqueue(&p, rbelow(3) ? rbelow(2) : 2 + rbelow(40),
+						     1000, rbelow(2));
+				else
+					pair_dequeue(&p);
+				p.now += 50000 + (chance(2000) ? (uint64_t)r32() * 100 : 0);
+				compare_state(&p);
+			}
+			total += n;
+			pdrops += p.h.q.stats.protect_drop;
+			windows += p.h.q.pr.clock / 1024;
+			CHECK(p.h.q.stats.protect_drop > 0);
+			pair_free(&p);
+		}
+	}
+	flow_spread = 0;
+	printf("     %" PRIu64 " operations over %u sets: %" PRIu64 " windows, %" PRIu64
+	       " protect drops, %" PRIu64 " entries taken, %" PRIu64 " sets boosted\n",
+	       total, sets, windows, pdrops, inserts, boosted);
+	CHECK(windows >= sets);
+	CHECK(pdrops > 0 && inserts > 0);
+	CHECK(tl_quick || boosted > 0);
 }
 
 /* Long runs on a few realistic sets (from tc words), so the RED average
@@ -638,6 +797,7 @@ static void test_mainline_wraps_core_does_not(void)
 
 const struct tl_test model_tests[] = {
 	{ "model/random-sequences", test_model_random_sequences },
+	{ "model/protect-sequences", test_model_protect_sequences },
 	{ "model/tc-parameter-sets", test_model_tc_parameter_sets },
 	{ "model/mainline-wraps-core-does-not", test_mainline_wraps_core_does_not },
 	{ NULL, NULL },

@@ -385,8 +385,61 @@ static void test_params_variants(void)
 	}
 }
 
+/* `protect [N]`: the default table, a size, the ranges, what it does not
+ * combine with, and its place in the formatted line. */
+static void test_params_protect(void)
+{
+	struct choke_params p;
+	struct choke_parse_opts strict = { 0, 1, 0 };
+	char err[CHOKE_ERRBUF_SIZE], out[256];
+
+	REQUIRE(parse_str("limit 300 min 25 max 50 bandwidth 1mbit protect", NULL, &p,
+			  err) == 0);
+	CHECK_EQ(p.cfg.protect, CHOKE_PROTECT_DEFAULT);
+	CHECK_EQ(p.cfg.variant, CHOKE_VAR_NONE);
+	choke_params_format(&p.cfg, out, sizeof(out));
+	CHECK(strstr(out, " protect 64 ") != NULL);
+	REQUIRE(parse_str("limit 300 protect 16 min 25 max 50 bandwidth 1mbit", NULL, &p,
+			  err) == 0);
+	CHECK_EQ(p.cfg.protect, 16);
+	CHECK_EQ(p.cfg.qth_min, 25);
+	REQUIRE(parse_str("limit 300 bandwidth 1mbit adaptive protect 256 ecn", NULL, &p,
+			  err) == 0);
+	CHECK_EQ(p.cfg.protect, 256);
+	CHECK_EQ(p.cfg.variant, CHOKE_VAR_ADAPTIVE);
+	CHECK(p.cfg.flags & CHOKE_FLAG_ECN);
+	choke_params_format(&p.cfg, out, sizeof(out));
+	CHECK(strstr(out, "adaptive protect 256 ") != NULL);
+	/* the range and the multiple of 4 */
+	CHECK_EQ(parse_str("limit 300 bandwidth 1mbit protect 4", NULL, &p, err), CHOKE_EINVAL);
+	CHECK(strstr(err, "power of two from 8 to 256") != NULL);
+	CHECK_EQ(parse_str("limit 300 bandwidth 1mbit protect 260", NULL, &p, err),
+		 CHOKE_EINVAL);
+	CHECK_EQ(parse_str("limit 300 bandwidth 1mbit protect 48", NULL, &p, err),
+		 CHOKE_EINVAL);
+	CHECK_EQ(parse_str("limit 300 bandwidth 1mbit protect 0x10", NULL, &p, err), 0);
+	CHECK_EQ(p.cfg.protect, 16);
+	/* not with byte mode, not for red, not with --strict */
+	CHECK_EQ(parse_str("limit 300000 min 30000 max 90000 avpkt 1000 bandwidth 10mbit "
+			   "bytes protect", NULL, &p, err), CHOKE_EINVAL);
+	CHECK(strstr(err, "bytes") != NULL);
+	CHECK_EQ(parse_str("limit 300 bandwidth 1mbit protect", &strict, &p, err),
+		 CHOKE_EINVAL);
+	{
+		char *w[] = { "limit", "100", "bandwidth", "1mbit", "protect" };
+
+		CHECK_EQ(choke_params_parse(5, w, CHOKE_KIND_RED, NULL, &p, err),
+			 CHOKE_EINVAL);
+		CHECK(strstr(err, "choke only") != NULL);
+	}
+	/* plain choke stays protect 0 */
+	REQUIRE(parse_str("limit 300 bandwidth 1mbit", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.protect, 0);
+}
+
 const struct tl_test params_tests[] = {
 	{ "params/variants", test_params_variants },
+	{ "params/protect", test_params_protect },
 	{ "params/match-tc-vectors", test_params_match_tc_vectors },
 	{ "params/harddrop-improvement", test_params_harddrop_improvement },
 	{ "params/wide-bandwidth-improvement", test_params_wide_bandwidth_improvement },

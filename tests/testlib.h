@@ -55,5 +55,6 @@ extern const struct tl_test red_tests[];
 extern const struct tl_test pkt_tests[];
 extern const struct tl_test hh_tests[];
 extern const struct tl_test opt_tests[];
+extern const struct tl_test protect_tests[];
 
 #endif

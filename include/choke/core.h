@@ -88,6 +88,9 @@ struct choke_config {
 				 CHOKE_VAR_GEOMETRIC: the cap (1..16) */
 	uint32_t limit_bytes; /* byte mode: limit and thresholds in bytes */
 	uint32_t avpkt;       /* byte mode: the size the probability is set for */
+	uint16_t protect;     /* `protect [N]`: entries of the fair-share table
+				 (a power of two, CHOKE_PROTECT_MIN..MAX);
+				 0 = off */
 };
 
 /* CHOKe variants (CHOKE_KIND_CHOKE only). */
@@ -104,6 +107,29 @@ enum choke_variant {
 #define CHOKE_MAX_DRAWS 16
 #define CHOKE_ADAPTIVE_REGIONS 8
 
+/*
+ * `protect [N]` (docs/variants.md; the rule in src/core/protect.h): every
+ * flow is held to about its fair share of the link. A table of N flows
+ * (the heaviest, fed by CHOKe's matches and a sample of arrivals) keeps
+ * their arrival rates; the fair share is the window's departures divided
+ * among the flows that arrived in it (counted in CHOKE_PROTECT_BINS hashed
+ * bins), raised while the link idles with protect dropping; a tracked
+ * flow's arrivals beyond its share are dropped before admission
+ * (CHOKE_DROP_PROTECT). Fixed memory inside struct choke, O(1) per packet.
+ * CHOKe kind only, in packets (not with byte mode); combines with the draw
+ * variants.
+ */
+#define CHOKE_PROTECT_DEFAULT 64
+#define CHOKE_PROTECT_MIN 8
+#define CHOKE_PROTECT_MAX 256
+#define CHOKE_PROTECT_WAYS 4     /* entries per bucket; two buckets a flow */
+#define CHOKE_PROTECT_BINS_LOG 10
+#define CHOKE_PROTECT_BINS (1u << CHOKE_PROTECT_BINS_LOG)
+#define CHOKE_PROTECT_WINDOW_LOG 10 /* departures per window: 1024 */
+#define CHOKE_PROTECT_HALFLIFE_LOG 10 /* rate counters halve per 1024 */
+#define CHOKE_PROTECT_ONE 256u   /* one arrival in a rate counter */
+#define CHOKE_PROTECT_SAMPLE 16u /* mean gap between sampled arrivals */
+
 /* Packet flags passed to choke_enqueue. */
 #define CHOKE_PKT_ECN_CAPABLE 0x01 /* ECT(0), ECT(1) or CE: may be marked */
 
@@ -115,6 +141,8 @@ enum choke_outcome {
 	CHOKE_DROP_FORCED = 3,   /* average above max threshold */
 	CHOKE_DROP_EARLY = 4,    /* RED probabilistic drop */
 	CHOKE_DROP_LIMIT = 5,    /* tail drop: qlen reached limit (pdrop) */
+	CHOKE_DROP_PROTECT = 6,  /* `protect`: the flow arrives faster than
+				    its fair share; its excess is dropped */
 };
 
 #define CHOKE_MAX_VICTIMS CHOKE_MAX_DRAWS
@@ -150,6 +178,9 @@ struct choke_stats {
 	uint64_t match_victims; /* queued packets dropped by matches (variants:
 				   up to CHOKE_MAX_DRAWS per matched arrival) */
 	uint64_t draws;         /* random draws made for matching */
+	/* `protect` */
+	uint64_t protect_drop;    /* arrivals dropped above their fair share */
+	uint64_t protect_inserts; /* flows entered into the table */
 };
 
 /* One ring slot: pkt == NULL is a hole (or the empty slot at tail). */
@@ -168,6 +199,30 @@ struct choke_ops {
 	 * NULL: equal flow values are the same flow. */
 	bool (*same_flow)(void *ctx, const void *queued, const void *arriving);
 	void *ctx;
+};
+
+/* `protect`'s state (private; the rule is in src/core/protect.h). */
+struct choke_protect {
+	uint64_t clock;       /* packets dequeued while protect was on */
+	uint32_t share;       /* the fair share: packets per window (Q8),
+				 0xffffffff: no limit */
+	uint32_t boost;       /* multiplier of the share (Q8, >= 256) */
+	uint32_t flows;       /* this window: bins with an arrival */
+	uint32_t drops;       /* this window: protect's drops */
+	uint64_t fair;        /* the counter of a flow at the share */
+	uint32_t nbuckets;    /* table entries / CHOKE_PROTECT_WAYS */
+	uint32_t bshift;      /* 32 - log2(nbuckets) */
+	uint32_t sample_left; /* untracked arrivals until the next sample */
+	uint8_t idled;        /* this window: the link went idle */
+	uint8_t busy;         /* the last window did not idle */
+	uint64_t seen[CHOKE_PROTECT_BINS / 64]; /* this window's bins */
+	/* the table, a bucket of 4 entries per 64-byte line */
+	struct choke_protect_entry {
+		uint32_t flow;  /* the host's flow value */
+		uint32_t rate;  /* arrival counter; 0: a free entry */
+		uint64_t stamp; /* the clock when rate was last brought up
+				   to date */
+	} e[CHOKE_PROTECT_MAX];
 };
 
 /* Called for each packet a reset or a change drops. */
@@ -196,6 +251,7 @@ struct choke {
 	uint8_t flags, kind, idle_unit, Wlog;
 	uint8_t variant, draws; /* CHOKE_VAR_*, its draw count or cap */
 	uint8_t bytes_mode;
+	uint16_t protect;       /* table entries, 0: off */
 	/* random source */
 	uint64_t rng_state, rng_inc;
 	struct choke_ops ops;
@@ -211,6 +267,7 @@ struct choke {
 	uint32_t avpkt;
 	struct choke_stats stats;
 	uint8_t stab[CHOKE_STAB_SIZE];
+	struct choke_protect pr; /* `protect` only */
 };
 
 /* ---- configuration (slow path) ---- */

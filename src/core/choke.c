@@ -5,6 +5,7 @@
  * the specification this file implements and its documented departures.
  */
 #include "choke/core.h"
+#include "protect.h"
 #include "red.h"
 
 #if defined(__KERNEL__)
@@ -92,6 +93,8 @@ static void bytes_copy(uint8_t *dst, const uint8_t *src, uint32_t n)
 /* ------------------------------------------------------------------ */
 /* configuration                                                       */
 
+static void protect_configure(struct choke *q, uint16_t old_protect);
+
 uint32_t choke_ring_slots(uint32_t limit)
 {
 	uint32_t t = 1;
@@ -130,6 +133,14 @@ int choke_config_check(const struct choke_config *c, const char **why)
 		msg = "the geometric cap must be 1 to 16";
 	else if (c->limit_bytes && !c->avpkt)
 		msg = "byte mode needs avpkt";
+	else if (c->protect && c->kind != CHOKE_KIND_CHOKE)
+		msg = "protect applies to choke only";
+	else if (c->protect && (c->protect < CHOKE_PROTECT_MIN ||
+				c->protect > CHOKE_PROTECT_MAX ||
+				(c->protect & (c->protect - 1))))
+		msg = "the protect table must have 8 to 256 entries, a power of two";
+	else if (c->protect && c->limit_bytes)
+		msg = "protect counts packets: it does not combine with byte mode";
 	else if (c->kind == CHOKE_KIND_FIFO)
 		msg = NULL; /* the RED parameters are not used */
 	else if (red_fls32(c->qth_min) + c->Wlog >= 32)
@@ -168,6 +179,7 @@ static void choke_apply_config(struct choke *q, const struct choke_config *c)
 	q->limit_bytes = c->limit_bytes;
 	q->avpkt = c->avpkt;
 	q->bytes_mode = c->limit_bytes != 0;
+	q->protect = c->protect;
 	q->idle_unit = c->idle_unit;
 	q->Wlog = c->Wlog;
 	q->Plog = c->Plog;
@@ -204,6 +216,7 @@ int choke_init(struct choke *q, const struct choke_config *c, void *ring,
 	q->mask = choke_ring_slots(c->limit) - 1;
 	slots_clear(q->tab, q->mask + 1);
 	choke_apply_config(q, c);
+	protect_configure(q, 0);
 	choke_seed(q, 0);
 	return 0;
 }
@@ -339,6 +352,103 @@ static inline void ring_drop_at(struct choke *q, uint32_t idx,
 	q->backlog -= s->len;
 	q->stats.drops++;
 	q->stats.match_victims++;
+}
+
+/* ------------------------------------------------------------------ */
+/* protect (the rule and its pieces: src/core/protect.h)               */
+
+/*
+ * After init or change. Turned on: no limit until the first window ends,
+ * no boost, an empty bitmap and table. A new table size: an empty table.
+ * Otherwise everything carries over (new RED parameters do not change the
+ * flows' rates or their share).
+ */
+static void protect_configure(struct choke *q, uint16_t old_protect)
+{
+	uint32_t i;
+
+	if (!q->protect || q->protect == old_protect)
+		return;
+	if (!old_protect) {
+		q->pr.share = PROTECT_SHARE_MAX;
+		q->pr.boost = PROTECT_BOOST_ONE;
+		q->pr.flows = q->pr.drops = 0;
+		q->pr.idled = q->pr.busy = 0;
+		for (i = 0; i < CHOKE_PROTECT_BINS / 64; i++)
+			q->pr.seen[i] = 0;
+	}
+	for (i = 0; i < CHOKE_PROTECT_MAX; i++) {
+		q->pr.e[i].flow = 0;
+		q->pr.e[i].rate = 0;
+		q->pr.e[i].stamp = 0;
+	}
+	q->pr.nbuckets = q->protect / CHOKE_PROTECT_WAYS;
+	q->pr.bshift = 32;
+	for (i = q->pr.nbuckets; i > 1; i >>= 1)
+		q->pr.bshift--;
+	q->pr.sample_left = CHOKE_PROTECT_SAMPLE;
+	q->pr.fair = protect_fair(q);
+}
+
+/*
+ * Every arrival (CHOKe with protect): mark its flow seen in this window,
+ * bring the flow's counter up to date and count the arrival in it; an
+ * untracked flow is entered when the sample falls on it. Returns the
+ * flow's entry or PROTECT_NONE.
+ */
+static inline uint32_t protect_account(struct choke *q,
+							       uint32_t flow)
+{
+	uint32_t h = protect_mix(flow), e;
+
+	protect_see(q, h);
+	e = protect_find(q, flow, h);
+	if (e != PROTECT_NONE) {
+		struct choke_protect_entry *x = &q->pr.e[e];
+		uint64_t age = q->pr.clock - x->stamp;
+		uint32_t r = protect_decay(x->rate, age);
+
+		x->rate = r + CHOKE_PROTECT_ONE < r ? 0xffffffffu : r + CHOKE_PROTECT_ONE;
+		x->stamp += age >> PROTECT_STEP_LOG << PROTECT_STEP_LOG;
+		return e;
+	}
+	if (--q->pr.sample_left)
+		return PROTECT_NONE;
+	q->pr.sample_left = 1 + choke_random_below(q, 2 * CHOKE_PROTECT_SAMPLE - 1);
+	return protect_insert(q, flow);
+}
+
+/*
+ * The rule: a tracked flow whose counter r exceeds the allowance A (F
+ * above min; 5/4 F at or below min if the link has been busy; none
+ * otherwise) is dropped with probability 1 - A / r: it is admitted when a
+ * uniform u32 u has u r < A 2^32, i.e. (u r) >> 32 < A. The random number
+ * is drawn only above the allowance.
+ */
+static inline bool protect_drops(struct choke *q, uint32_t e)
+{
+	uint64_t allow, r;
+
+	if (e == PROTECT_NONE)
+		return false;
+	allow = q->pr.fair;
+	if (q->qavg <= q->qth_min) {
+		if (!q->pr.busy || q->pr.idled)
+			return false;
+		allow += allow >> 2;
+	}
+	r = q->pr.e[e].rate;
+	if (r <= allow)
+		return false;
+	return (((uint64_t)choke_random(q) * r) >> 32) >= allow;
+}
+
+/* Every departure: the clock, and the window's end. */
+static inline void protect_departure(struct choke *q)
+{
+	q->pr.clock++;
+	if (!(q->pr.clock & (PROTECT_WINDOW - 1)))
+		protect_window_end(q);
 }
 
 /* ------------------------------------------------------------------ */
@@ -479,9 +589,14 @@ __attribute__((__noinline__)) static int choke_match_variant(struct choke *q,
  * Returns -1 to admit unmarked, CHOKE_QUEUED_MARKED to admit marked, or a
  * drop outcome. */
 static inline int choke_decide(struct choke *q, uint32_t flow, const void *pkt,
-			       uint32_t len, unsigned pkt_flags,
+			       uint32_t len, unsigned pkt_flags, uint32_t pe,
 			       struct choke_verdict *v)
 {
+	if (unlikely(q->protect) && protect_drops(q, pe)) {
+		q->stats.protect_drop++;
+		q->pr.drops++;
+		return congestion_drop(q, CHOKE_DROP_PROTECT);
+	}
 	if (q->qavg <= q->qth_min) {
 		q->qcount = -1;
 		return -1;
@@ -489,7 +604,7 @@ static inline int choke_decide(struct choke *q, uint32_t flow, const void *pkt,
 	if (q->head != q->tail) {
 		if (unlikely(q->variant)) {
 			if (choke_match_variant(q, flow, pkt, v) >= 0)
-				return CHOKE_DROP_MATCH;
+				goto matched;
 		} else {
 			uint32_t idx = ring_pick_random(q);
 
@@ -497,7 +612,8 @@ static inline int choke_decide(struct choke *q, uint32_t flow, const void *pkt,
 			if (same_flow(q, &q->tab[idx], flow, pkt)) {
 				q->stats.matched++;
 				ring_drop_at(q, idx, v);
-				return congestion_drop(q, CHOKE_DROP_MATCH);
+				q->stats.drops++;
+				goto matched;
 			}
 		}
 	}
@@ -529,6 +645,11 @@ static inline int choke_decide(struct choke *q, uint32_t flow, const void *pkt,
 	}
 	q->stats.prob_mark++;
 	return CHOKE_QUEUED_MARKED;
+matched:
+	/* a match is evidence that the flow is heavy: enter it */
+	if (unlikely(q->protect) && pe == PROTECT_NONE)
+		(void)protect_insert(q, flow);
+	return CHOKE_DROP_MATCH;
 }
 
 /* sch_red's decision (red_action() and the ECN/NODROP handling of
@@ -596,9 +717,13 @@ int choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
 
 	if (q->kind != CHOKE_KIND_FIFO) {
 		red_update_avg(q, now_ns);
-		if (q->kind == CHOKE_KIND_CHOKE)
-			outcome = choke_decide(q, flow, pkt, len, pkt_flags, v);
-		else
+		if (q->kind == CHOKE_KIND_CHOKE) {
+			uint32_t pe = PROTECT_NONE;
+
+			if (unlikely(q->protect))
+				pe = protect_account(q, flow);
+			outcome = choke_decide(q, flow, pkt, len, pkt_flags, pe, v);
+		} else
 			outcome = red_decide(q, len, pkt_flags);
 		if (outcome > CHOKE_QUEUED_MARKED)
 			return outcome;
@@ -639,6 +764,7 @@ void *choke_dequeue(struct choke *q, uint64_t now_ns, uint32_t *len)
 		if (!q->idle) {
 			q->idle = true;
 			q->idle_start_ns = now_ns;
+			q->pr.idled = 1; /* protect's view of the link */
 		}
 		return NULL;
 	}
@@ -655,6 +781,8 @@ void *choke_dequeue(struct choke *q, uint64_t now_ns, uint32_t *len)
 	q->backlog -= s->len;
 	q->stats.sent_pkts++;
 	q->stats.sent_bytes += s->len;
+	if (unlikely(q->protect))
+		protect_departure(q);
 	return pkt;
 }
 
@@ -729,6 +857,7 @@ int choke_change(struct choke *q, const struct choke_config *c, void *new_ring,
 		 void *drop_ctx)
 {
 	bool resize = choke_change_needs_ring(q, c->limit);
+	uint16_t old_protect = q->protect;
 
 	if (old_ring)
 		*old_ring = NULL;
@@ -761,6 +890,7 @@ int choke_change(struct choke *q, const struct choke_config *c, void *new_ring,
 		q->tail = (start + kept) & q->mask;
 	}
 	choke_apply_config(q, c);
+	protect_configure(q, old_protect);
 	if (q->head == q->tail)
 		q->idle = false;
 	return 0;
@@ -778,6 +908,8 @@ static const char *const invariant_names[] = {
 	"qlen exceeds limit",
 	"offered != sent + dropped + queued",
 	"slot outside head..tail is not empty",
+	"protect's table holds a flow outside its buckets, or twice",
+	"protect's state is out of range",
 };
 
 const char *choke_invariant_name(int code)
@@ -786,6 +918,42 @@ const char *choke_invariant_name(int code)
 				       sizeof(invariant_names[0])))
 		return "unknown";
 	return invariant_names[-code];
+}
+
+/* protect: every live entry in one of its flow's buckets, no flow twice
+ * there, nothing beyond the table; the bitmap's count, the share, the
+ * boost and the sample gap in range. */
+static int protect_check(const struct choke *q)
+{
+	uint32_t i, w, b1, b2, bits = 0;
+
+	for (i = 0; i < q->protect; i++) {
+		if (!q->pr.e[i].rate)
+			continue;
+		protect_buckets(q, protect_mix(q->pr.e[i].flow), &b1, &b2);
+		if (i / CHOKE_PROTECT_WAYS != b1 && i / CHOKE_PROTECT_WAYS != b2)
+			return -8;
+		for (w = 0; w < CHOKE_PROTECT_WAYS; w++) {
+			uint32_t j1 = b1 * CHOKE_PROTECT_WAYS + w;
+			uint32_t j2 = b2 * CHOKE_PROTECT_WAYS + w;
+
+			if ((j1 != i && q->pr.e[j1].rate && q->pr.e[j1].flow == q->pr.e[i].flow) ||
+			    (j2 != i && q->pr.e[j2].rate && q->pr.e[j2].flow == q->pr.e[i].flow))
+				return -8;
+		}
+	}
+	for (i = q->protect; i < CHOKE_PROTECT_MAX; i++)
+		if (q->pr.e[i].rate)
+			return -8;
+	for (i = 0; i < CHOKE_PROTECT_BINS; i++)
+		bits += (uint32_t)(q->pr.seen[i >> 6] >> (i & 63)) & 1u;
+	if (bits != q->pr.flows || !q->pr.share ||
+	    q->pr.boost < PROTECT_BOOST_ONE || q->pr.boost > PROTECT_BOOST_MAX ||
+	    q->pr.nbuckets * CHOKE_PROTECT_WAYS != q->protect ||
+	    q->pr.nbuckets != 1u << (32 - q->pr.bshift) || q->pr.fair != protect_fair(q) ||
+	    !q->pr.sample_left || q->pr.sample_left >= 2 * CHOKE_PROTECT_SAMPLE)
+		return -9;
+	return 0;
 }
 
 int choke_check_invariants(const struct choke *q)
@@ -817,5 +985,7 @@ int choke_check_invariants(const struct choke *q)
 	if (q->stats.offered_pkts !=
 	    q->stats.sent_pkts + q->stats.drops + q->qlen)
 		return -6;
+	if (q->protect)
+		return protect_check(q);
 	return 0;
 }

@@ -478,6 +478,19 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 			}
 			c->variant = CHOKE_VAR_GEOMETRIC;
 			c->draws = (uint8_t)n;
+		} else if (!opts->strict_tc && !strcmp(w, "protect")) {
+			uint32_t n = CHOKE_PROTECT_DEFAULT;
+
+			/* an optional table size follows */
+			if (v && v[0] >= '0' && v[0] <= '9') {
+				if (tc_get_unsigned(&n, v) || n < CHOKE_PROTECT_MIN ||
+				    n > CHOKE_PROTECT_MAX || (n & (n - 1)))
+					return fail(errbuf, "the \"protect\" table size must "
+						    "be a power of two from %d to %d",
+						    CHOKE_PROTECT_MIN, CHOKE_PROTECT_MAX);
+				argc--, argv++;
+			}
+			c->protect = (uint16_t)n;
 		} else if (!opts->strict_tc && !strcmp(w, "bytes")) {
 			byte_mode = 1;
 		} else if (!strcmp(w, "help")) {
@@ -497,6 +510,12 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 
 	if (c->variant && kind != CHOKE_KIND_CHOKE)
 		return fail(errbuf, "draws, adaptive and geometric apply to choke only");
+	if (c->protect && kind != CHOKE_KIND_CHOKE)
+		return fail(errbuf, "protect applies to choke only");
+	if (c->protect && byte_mode)
+		return fail(errbuf, "protect counts packets: it does not combine "
+			    "with bytes");
+
 	/* Sally Floyd's defaults, in tc's integer arithmetic (in byte mode as
 	 * tc's red computes them, in bytes) */
 	if (!c->qth_max)
@@ -582,16 +601,19 @@ int choke_params_format(const struct choke_config *c, char *buf, size_t len)
 
 	const char *u = c->limit_bytes ? "b" : "p";
 	uint32_t lim = c->limit_bytes ? c->limit_bytes : c->limit;
-	char var[32] = "";
+	char var[48] = "";
+	size_t vl = 0;
 
 	if (c->kind == CHOKE_KIND_FIFO)
 		return snprintf(buf, len, "limit %u%s", lim, u);
 	if (c->variant == CHOKE_VAR_DRAWS)
-		snprintf(var, sizeof(var), "draws %u ", c->draws);
+		vl = (size_t)snprintf(var, sizeof(var), "draws %u ", c->draws);
 	else if (c->variant == CHOKE_VAR_ADAPTIVE)
-		snprintf(var, sizeof(var), "adaptive ");
+		vl = (size_t)snprintf(var, sizeof(var), "adaptive ");
 	else if (c->variant == CHOKE_VAR_GEOMETRIC)
-		snprintf(var, sizeof(var), "geometric %u ", c->draws);
+		vl = (size_t)snprintf(var, sizeof(var), "geometric %u ", c->draws);
+	if (c->protect)
+		snprintf(var + vl, sizeof(var) - vl, "protect %u ", c->protect);
 	n = snprintf(buf, len, "limit %u%s min %u%s max %u%s %s%s%s%s%s%sewma %u ",
 		     lim, u, c->qth_min, u, c->qth_max, u, var,
 		     c->limit_bytes ? "bytes " : "",

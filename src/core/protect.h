@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/*
+ * `protect [N]`: every flow held to about its fair share of the link with
+ * bounded state. docs/variants.md has the rule, why each piece is there
+ * (with the measurements that chose it) and the references. Internal to
+ * src/core and included by choke.c only, so the kernel module, which
+ * compiles choke.c, gets it unchanged.
+ *
+ * The clock is the departures: a rate is arrivals per departed packet and
+ * a window is 2^CHOKE_PROTECT_WINDOW_LOG departures, so no link rate or
+ * wall time is needed. Every piece is O(1) per packet with a fixed worst
+ * case; a window's end costs a constant 16 words more.
+ *
+ *  - The share. Each arrival sets the bit of its flow's hash (flow values
+ *    are mixed first, with MurmurHash3's finalizer) in a bitmap
+ *    of CHOKE_PROTECT_BINS bins; at the end of the window the bits set
+ *    count the flows that arrived in it (n, corrected for two flows in one
+ *    bin by linear counting: n = -B ln(1 - t/B) for t of B bins). The fair
+ *    share is the window's departures divided among them, W / n packets
+ *    per window, times a boost (below).
+ *
+ *  - The rates. A table of N entries (a power of two) in N / 4 buckets of
+ *    4; a flow may live in either of two buckets (two hashes), so a lookup
+ *    compares at most 8 flow values. An entry counts its flow's arrivals
+ *    (CHOKE_PROTECT_ONE each) in a counter that decays by 2^(-1/16) per
+ *    64 departures (half per 1024), brought up to date when touched: the
+ *    whole steps since its stamp are applied and the stamp advances by
+ *    them. A flow arriving m times per departure then swings within 2%
+ *    of m ONE 64 (1 + d) / (2 (1 - d)) with d = 2^(-1/16), which is
+ *    m ONE 1477.4, within 0.01% of the continuous m ONE 1024 / ln 2; so
+ *    the counter of a flow at the share (S / W per departure, S in Q8
+ *    packets per window) is F = S ONE / (256 ln 2) = S round(2^16/ln 2) >> 16.
+ *
+ *  - The feed. An arrival of an untracked flow is a candidate when it
+ *    matches a queued packet (CHOKe's own evidence) or when it is sampled
+ *    (one untracked arrival in CHOKE_PROTECT_SAMPLE on average, at random
+ *    gaps). A candidate takes the entry with the smallest decayed counter
+ *    among its 8 if that counter is at most F (a flow within its share is
+ *    never dropped by protect, so forgetting it costs nothing).
+ *
+ * The rule: an arrival of a tracked flow whose counter r exceeds the
+ * allowance is dropped with probability 1 - allowance / r, so the flow's
+ * admitted rate is the allowance (AFD's differential dropping: Pan,
+ * Breslau, Prabhakar and Shenker, 2003). The allowance is F while the RED
+ * average is above min (CHOKe's congestion); at or below min it is F + F/4
+ * if the link has been busy (no idle period in this window or the last),
+ * room for TCP's variations where RED does not push back yet, and there is
+ * none otherwise (an idle link is not congested).
+ *
+ * The boost: counting every flow is right for flows this link limits (TCP,
+ * floods) and too strict for flows limited elsewhere (short transfers,
+ * light streams), whose unused share then idles the link. A window in
+ * which the link went idle while protect dropped multiplies the boost by
+ * 5/4 (up to 2^16); a window without idle time ending above min by 4/5
+ * (down to 1).
+ */
+#ifndef CHOKE_CORE_PROTECT_H
+#define CHOKE_CORE_PROTECT_H
+
+#include "choke/core.h"
+
+#if defined(__KERNEL__)
+#include <linux/math64.h>
+#define protect_div64(a, b) div64_u64((a), (b))
+#else
+#define protect_div64(a, b) ((a) / (b))
+#endif
+
+#define PROTECT_NONE 0xffffffffu
+#define PROTECT_SHARE_MAX 0xffffffffu /* no limit */
+#define PROTECT_BOOST_ONE 256u
+#define PROTECT_BOOST_MAX (256u << 16)
+#define PROTECT_WINDOW (1u << CHOKE_PROTECT_WINDOW_LOG)
+
+#define PROTECT_STEP_LOG 6 /* the counters decay every 64 departures */
+
+_Static_assert(CHOKE_PROTECT_HALFLIFE_LOG == PROTECT_STEP_LOG + 4,
+	       "16 decay steps per half-life");
+
+/*
+ * The counters decay in steps of 64 departures by 2^(-1/16) each, so by
+ * half every 1024: whole half-lives as a shift, the remaining sixteenths
+ * from this table of round(2^32 2^(-i/16)).
+ */
+static const uint64_t protect_decay16[16] = {
+	4294967296ull, 4112874773u, 3938502376u, 3771522796u,
+	3611622603u, 3458501653u, 3311872529u, 3171459999u,
+	3037000500u, 2908241642u, 2784941738u, 2666869345u,
+	2553802834u, 2445529972u, 2341847524u, 2242560872u,
+};
+
+/* round(2^16 / ln 2) */
+#define PROTECT_LN2INV_Q16 94548u
+
+/* -ln(1 - k/32) / (k/32) in Q16 for k = 0..31, and k = 31's again: linear
+ * counting's correction, interpolated between the points */
+static const uint32_t protect_lincount[33] = {
+	65536, 66582, 67674, 68815, 70009, 71261, 72575, 73958,
+	75414, 76952, 78579, 80304, 82139, 84095, 86188, 88433,
+	90852, 93470, 96315, 99426, 102847, 106639, 110877, 115664,
+	121136, 127492, 135022, 144183, 155747, 171180, 193818, 234457,
+	234457,
+};
+
+/* A flow value mixed (the 32-bit finalizer of MurmurHash3), so that bins
+ * and buckets spread whatever structure the host's flow values have. */
+static inline uint32_t protect_mix(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x85EBCA6Bu;
+	x ^= x >> 13;
+	x *= 0xC2B2AE35u;
+	x ^= x >> 16;
+	return x;
+}
+
+/* The bin of a mixed flow value. */
+static inline uint32_t protect_bin(uint32_t h)
+{
+	return h >> (32 - CHOKE_PROTECT_BINS_LOG);
+}
+
+/* The two buckets of a mixed flow value (a power of two of them, at least
+ * two): the first from its high bits, the second the first xor an odd
+ * number from bits 8 up, so always another. */
+static inline void protect_buckets(const struct choke *q, uint32_t h,
+				   uint32_t *b1, uint32_t *b2)
+{
+	*b1 = h >> q->pr.bshift;
+	*b2 = *b1 ^ (((h >> 8) & (q->pr.nbuckets - 1)) | 1u);
+}
+
+/* A counter after the whole steps of 64 departures in `age` (rounded
+ * down); unchanged within a step, so most arrivals multiply nothing. */
+static inline uint32_t protect_decay(uint32_t r, uint64_t age)
+{
+	uint64_t steps = age >> PROTECT_STEP_LOG, halves = steps >> 4;
+
+	if (!steps)
+		return r;
+	if (halves >= 32)
+		return 0;
+	return (uint32_t)(((uint64_t)(r >> halves) * protect_decay16[steps & 15u]) >> 32);
+}
+
+/* F: the counter of a flow arriving at the (boosted) share; kept in
+ * pr.fair, recomputed when the share or the boost changes. */
+static inline uint64_t protect_fair(const struct choke *q)
+{
+	return ((((uint64_t)q->pr.share * PROTECT_LN2INV_Q16) >> 16) *
+		q->pr.boost) >> 8;
+}
+
+/* The entry holding flow in bucket b (the first live one), or
+ * PROTECT_NONE. */
+static inline uint32_t protect_find_in(const struct choke *q, uint32_t flow,
+				       uint32_t b)
+{
+	uint32_t i = b * CHOKE_PROTECT_WAYS, end = i + CHOKE_PROTECT_WAYS;
+
+	for (; i < end; i++)
+		if (q->pr.e[i].flow == flow && q->pr.e[i].rate)
+			return i;
+	return PROTECT_NONE;
+}
+
+/* The entry holding flow (h: its mixed value), or PROTECT_NONE: its first
+ * bucket, then its second. */
+static inline uint32_t protect_find(const struct choke *q, uint32_t flow,
+				    uint32_t h)
+{
+	uint32_t b1 = h >> q->pr.bshift, e = protect_find_in(q, flow, b1);
+
+	if (e != PROTECT_NONE)
+		return e;
+	return protect_find_in(q, flow, b1 ^ (((h >> 8) & (q->pr.nbuckets - 1)) | 1u));
+}
+
+/*
+ * Enter an untracked flow. The candidate is the entry of its two buckets
+ * with the smallest counter halved once per whole half-life since it was
+ * touched (the first such, b1's ways before b2's: a shift each, not eight
+ * decays); it is replaced if its decayed counter is at most F. Returns the
+ * entry or PROTECT_NONE.
+ */
+static inline uint32_t protect_insert(struct choke *q, uint32_t flow)
+{
+	uint32_t b[2], k, w, best = 0, best_key = 0;
+
+	protect_buckets(q, protect_mix(flow), &b[0], &b[1]);
+	for (k = 0; k < 2; k++) {
+		for (w = 0; w < CHOKE_PROTECT_WAYS; w++) {
+			uint32_t i = b[k] * CHOKE_PROTECT_WAYS + w;
+			uint64_t halves = (q->pr.clock - q->pr.e[i].stamp) >>
+					  CHOKE_PROTECT_HALFLIFE_LOG;
+			uint32_t key = halves >= 32 ? 0 : q->pr.e[i].rate >> halves;
+
+			if ((!k && !w) || key < best_key) {
+				best = i;
+				best_key = key;
+			}
+		}
+	}
+	if (protect_decay(q->pr.e[best].rate, q->pr.clock - q->pr.e[best].stamp) >
+	    q->pr.fair)
+		return PROTECT_NONE;
+	q->pr.e[best].flow = flow;
+	q->pr.e[best].rate = CHOKE_PROTECT_ONE;
+	q->pr.e[best].stamp = q->pr.clock;
+	q->stats.protect_inserts++;
+	return best;
+}
+
+/* Mark the arrival's bin (h: its mixed flow value) in this window's
+ * bitmap. */
+static inline void protect_see(struct choke *q, uint32_t h)
+{
+	uint32_t b = protect_bin(h);
+	uint64_t bit = 1ull << (b & 63);
+
+	if (!(q->pr.seen[b >> 6] & bit)) {
+		q->pr.seen[b >> 6] |= bit;
+		q->pr.flows++;
+	}
+}
+
+/* Flows that arrived in the window, Q16: t (1 + ...) by linear counting. */
+static inline uint64_t protect_nflows(uint32_t t)
+{
+	uint32_t x = t * 32, k = x >> CHOKE_PROTECT_BINS_LOG;
+	uint32_t f = x & (CHOKE_PROTECT_BINS - 1);
+	uint64_t corr;
+
+	if (k >= 32) {
+		k = 31;
+		f = CHOKE_PROTECT_BINS - 1;
+	}
+	corr = ((uint64_t)protect_lincount[k] * (CHOKE_PROTECT_BINS - f) +
+		(uint64_t)protect_lincount[k + 1] * f) >> CHOKE_PROTECT_BINS_LOG;
+	return (uint64_t)t * corr;
+}
+
+/* The end of a window (the clock just reached a multiple of W): the next
+ * share, the boost, and a clean slate. */
+static inline void protect_window_end(struct choke *q)
+{
+	uint32_t i;
+
+	if (q->pr.flows) {
+		uint64_t s = protect_div64((uint64_t)PROTECT_WINDOW << 24,
+					   protect_nflows(q->pr.flows));
+
+		q->pr.share = s > PROTECT_SHARE_MAX ? PROTECT_SHARE_MAX : (uint32_t)s;
+	} else {
+		q->pr.share = PROTECT_SHARE_MAX;
+	}
+	if (q->pr.idled && q->pr.drops) {
+		q->pr.boost += q->pr.boost >> 2;
+		if (q->pr.boost > PROTECT_BOOST_MAX)
+			q->pr.boost = PROTECT_BOOST_MAX;
+	} else if (!q->pr.idled && q->qavg > q->qth_min) {
+		q->pr.boost = (uint32_t)((uint64_t)q->pr.boost * 4 / 5);
+		if (q->pr.boost < PROTECT_BOOST_ONE)
+			q->pr.boost = PROTECT_BOOST_ONE;
+	}
+	q->pr.fair = protect_fair(q);
+	q->pr.busy = !q->pr.idled;
+	q->pr.idled = 0;
+	q->pr.drops = 0;
+	q->pr.flows = 0;
+	for (i = 0; i < CHOKE_PROTECT_BINS / 64; i++)
+		q->pr.seen[i] = 0;
+}
+
+#endif /* CHOKE_CORE_PROTECT_H */
