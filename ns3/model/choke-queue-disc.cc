@@ -122,10 +122,6 @@ ChokeInternalQueue::End() const
 
 namespace
 {
-/* The flow hash is keyed; an exact key comparison confirms every match, so
- * the key only spreads the flows (a fixed key keeps runs reproducible). */
-const uint64_t kFlowHashSeed = 0x43484f4b452d6e73ull;
-
 /* The shortest decimal form that reads back as the same double. */
 std::string
 ExactDouble(double v)
@@ -631,7 +627,7 @@ ChokeQueueDisc::FlowOf(Ptr<const QueueDiscItem> item, Slot* slot) const
         link = PKT_LINK_ETHERNET;
     }
     flow_key_from_frame(frame, n, link, &slot->key, nullptr);
-    return flow_key_hash(&slot->key, kFlowHashSeed);
+    return flow_key_hash(&slot->key, FLOW_HASH_SEED);
 }
 
 bool

@@ -154,6 +154,10 @@ class ChokeQueueDisc : public QueueDisc
      */
     bool CheckInvariants(std::string* error) const;
 
+    /// The key of the flow hash (libchoke's flow_key_hash); a match is
+    /// always confirmed by comparing the keys, so it only spreads flows.
+    static constexpr uint64_t FLOW_HASH_SEED = 0x43484f4b452d6e73ull;
+
     // Reasons for dropping and marking packets (QueueDisc::Stats keys)
     static constexpr const char* MATCH_DROP = "Match drop";       //!< same flow as a random queued packet: both dropped
     static constexpr const char* UNFORCED_DROP = "Unforced drop"; //!< RED early drop between the thresholds

@@ -828,6 +828,143 @@ class ChokeMatchThresholdTestCase : public TestCase
     }
 };
 
+class ChokeFlowKeyTestCase : public TestCase
+{
+  public:
+    ChokeFlowKeyTestCase()
+        : TestCase("flows: 5-tuples compared exactly (a hash collision is not a match), filters")
+    {
+    }
+
+  private:
+    /* An IPv4 UDP item from 10.0.0.1 to 10.0.1.1 with these ports. */
+    static Ptr<QueueDiscItem> Udp(uint16_t sport, uint16_t dport)
+    {
+        Ptr<Packet> p = Create<Packet>(972);
+        UdpHeader u;
+        u.SetSourcePort(sport);
+        u.SetDestinationPort(dport);
+        p->AddHeader(u);
+        Ipv4Header h;
+        h.SetSource(Ipv4Address("10.0.0.1"));
+        h.SetDestination(Ipv4Address("10.0.1.1"));
+        h.SetProtocol(17);
+        h.SetPayloadSize(p->GetSize());
+        h.SetTtl(64);
+        return Create<Ipv4QueueDiscItem>(p, Address(), 0x0800, h);
+    }
+
+    /* Two port pairs whose keys differ and whose flow values collide. */
+    static bool FindCollision(uint16_t a[2], uint16_t b[2])
+    {
+        std::unordered_map<uint32_t, uint32_t> seen;
+        uint8_t frame[28] = {0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 1, 1};
+        for (uint32_t dport = 1; dport <= 8; dport++)
+        {
+            for (uint32_t sport = 1; sport < 65536; sport++)
+            {
+                frame[20] = static_cast<uint8_t>(sport >> 8);
+                frame[21] = static_cast<uint8_t>(sport);
+                frame[22] = static_cast<uint8_t>(dport >> 8);
+                frame[23] = static_cast<uint8_t>(dport);
+                struct flow_key k;
+                flow_key_from_frame(frame, sizeof(frame), PKT_LINK_RAW, &k, nullptr);
+                uint32_t h = flow_key_hash(&k, ChokeQueueDisc::FLOW_HASH_SEED);
+                auto it = seen.find(h);
+                if (it != seen.end())
+                {
+                    a[0] = static_cast<uint16_t>(it->second >> 16);
+                    a[1] = static_cast<uint16_t>(it->second);
+                    b[0] = static_cast<uint16_t>(sport);
+                    b[1] = static_cast<uint16_t>(dport);
+                    return true;
+                }
+                seen[h] = (sport << 16) | dport;
+            }
+        }
+        return false;
+    }
+
+    /* Two packets of flow a queued, W = 1/2, MinTh 1: the third arrival
+     * sees an average of 1.5 (Linux: 2 + 1 - (1 >> 1), over 2) and draws
+     * one of them. */
+    static std::string Third(Ptr<QueueDiscItem> a1,
+                             Ptr<QueueDiscItem> a2,
+                             Ptr<QueueDiscItem> third,
+                             Ptr<PacketFilter> filter = nullptr)
+    {
+        Ptr<ChokeQueueDisc> q = CreateObject<ChokeQueueDisc>();
+        q->SetAttribute("MaxSize", QueueSizeValue(QueueSize("10p")));
+        q->SetAttribute("MinTh", DoubleValue(1));
+        q->SetAttribute("MaxTh", DoubleValue(5));
+        q->SetAttribute("QW", DoubleValue(0.5));
+        q->SetAttribute("LinkBandwidth", DataRateValue(DataRate("10Mbps")));
+        if (filter)
+        {
+            q->AddPacketFilter(filter);
+        }
+        q->Initialize();
+        Reasons r;
+        r.Connect(q);
+        q->Enqueue(a1);
+        q->Enqueue(a2);
+        bool ok = q->Enqueue(third);
+        if (q->GetAverageQueue() != 1.5)
+        {
+            return "average " + std::to_string(q->GetAverageQueue());
+        }
+        return ok ? "admitted" : r.last;
+    }
+
+    void DoRun() override
+    {
+        uint16_t a[2], b[2];
+        NS_TEST_ASSERT_MSG_EQ(FindCollision(a, b), true, "no colliding flow values found");
+        NS_TEST_ASSERT_MSG_EQ(Third(Udp(a[0], a[1]), Udp(a[0], a[1]), Udp(a[0], a[1])),
+                              ChokeQueueDisc::MATCH_DROP,
+                              "the same flow matches");
+        NS_TEST_ASSERT_MSG_EQ(Third(Udp(a[0], a[1]), Udp(a[0], a[1]), Udp(b[0], b[1])),
+                              "admitted",
+                              "ports " << a[0] << "/" << a[1] << " and " << b[0] << "/" << b[1]
+                                       << " have the same flow value but are different flows");
+        NS_TEST_ASSERT_MSG_EQ(Third(Udp(5, 9), Udp(5, 9), Udp(6, 9)), "admitted", "ports differ");
+        /* with a packet filter the flow is its class */
+        Ptr<SameClass> f = CreateObject<SameClass>();
+        NS_TEST_ASSERT_MSG_EQ(Third(Udp(5, 9), Udp(5, 9), Udp(6, 9), f),
+                              ChokeQueueDisc::MATCH_DROP,
+                              "one class: one flow");
+        f->m_class = PacketFilter::PF_NO_MATCH;
+        Ptr<ChokeQueueDisc> q = CreateObject<ChokeQueueDisc>();
+        q->SetAttribute("LinkBandwidth", DataRateValue(DataRate("10Mbps")));
+        q->AddPacketFilter(f);
+        q->Initialize();
+        NS_TEST_ASSERT_MSG_EQ(q->Enqueue(Udp(5, 9)), false, "unclassified");
+        NS_TEST_ASSERT_MSG_EQ(q->GetStats().GetNDroppedPackets(ChokeQueueDisc::UNCLASSIFIED_DROP),
+                              1,
+                              "Unclassified drop");
+        Simulator::Destroy();
+    }
+
+  public:
+    /* A filter that puts everything in one class (or none). */
+    class SameClass : public PacketFilter
+    {
+      public:
+        int32_t m_class = 7;
+
+      private:
+        bool CheckProtocol(Ptr<QueueDiscItem>) const override
+        {
+            return true;
+        }
+
+        int32_t DoClassify(Ptr<QueueDiscItem>) const override
+        {
+            return m_class;
+        }
+    };
+};
+
 class ChokeEcnTestCase : public TestCase
 {
   public:
@@ -1306,6 +1443,7 @@ class ChokeQueueDiscTestSuite : public TestSuite
         AddTestCase(new ChokeDropReasonsTestCase(), TestCase::QUICK);
         AddTestCase(new ChokeConservationTestCase(), TestCase::QUICK);
         AddTestCase(new ChokeMatchThresholdTestCase(), TestCase::QUICK);
+        AddTestCase(new ChokeFlowKeyTestCase(), TestCase::QUICK);
         AddTestCase(new ChokeEcnTestCase(), TestCase::QUICK);
         AddTestCase(new ChokeLimitTestCase(), TestCase::QUICK);
         AddTestCase(new ChokeDumbbellTestCase(), TestCase::QUICK);
