@@ -41,6 +41,8 @@ def main():
     ap.add_argument("--rates", default="0.5,1,2,5,10", help="UDP rates in Mbit/s (c = 1 Mbit/s)")
     ap.add_argument("--duration", type=float, default=100)
     ap.add_argument("--qdiscs", default="choke,red,fq_codel,fifo", help="ns-3 queue discs")
+    ap.add_argument("--no-red", action="store_true",
+                    help="skip the RED runs (Linux RED through ChokeQueueDisc against `choke sim`)")
     ap.add_argument("--json", action="store_true", help="print every run as a JSON line too")
     a = ap.parse_args()
     seeds = [int(s) for s in a.seeds.split(",")]
@@ -63,6 +65,25 @@ def main():
             res.setdefault(("choke sim", r), []).append((j, w))
             if a.json:
                 print(json.dumps(j), flush=True)
+
+    # The same RED arithmetic in both engines: ChokeQueueDisc's Discipline=Red
+    # (libchoke's sch_red decisions) against `choke sim --qdisc red`, with
+    # and without UDP ("none").
+    if not a.no_red:
+        for r in rates + ["none"]:
+            for s in seeds:
+                udp = ["--nUdp=0"] if r == "none" else ["--udpRate=%sMbps" % r]
+                j, w = run([a.ns3, "--qdisc=choke", "--ns3::ChokeQueueDisc::Discipline=Red"] + udp +
+                           ["--duration=%g" % a.duration, "--warmup=%g" % warmup, "--seed=%d" % s])
+                res.setdefault(("ns-3 linux red", r), []).append((j, w))
+                udp = ["--set", "udp_flows=0"] if r == "none" else ["--set", "udp_rate=%smbit" % r]
+                j, w = run([a.choke, "sim", "paper-single-link", "--qdisc", "red"] + udp +
+                           ["--set", "duration=%gs" % a.duration, "--set", "warmup=%gs" % warmup,
+                            "--seed", str(s), "--json"])
+                res.setdefault(("sim red", r), []).append((j, w))
+                if a.json:
+                    for e in ("ns-3 linux red", "sim red"):
+                        print(json.dumps(res[(e, r)][-1][0]), flush=True)
 
     def share(eng, r):
         return [j["udp_share"] if "udp_share" in j else j["share"]["udp"] for j, _ in res[(eng, r)]]
@@ -105,6 +126,20 @@ def main():
                 statistics.mean(x["prob_drop"] + x["forced_drop"] for x in n),
                 statistics.mean(x["prob_drop"] + x["forced_drop"] for x in m),
                 statistics.mean(x["pdrop"] for x in n), statistics.mean(x["pdrop"] for x in m)))
+
+    if not a.no_red:
+        print("\nLinux RED (the core's sch_red decisions) in both engines; UDP share of the link, "
+              "Jain's index without UDP, and the drops of a whole run without UDP (mean over seeds):\n")
+        print("| | UDP %s | Jain, no UDP | early | forced | tail |" % head)
+        print("|---|" + "---|" * len(rates) + "---|---|---|---|")
+        for e, lab, key in (("ns-3 linux red", "ns-3, ChokeQueueDisc `Discipline=Red`", "libchoke"),
+                            ("sim red", "`choke sim`, RED", "core")):
+            none = [j[key] for j, _ in res[(e, "none")]]
+            print("| %s | %s | %s | %.0f | %.0f | %.0f |" % (
+                lab, " | ".join(span(share(e, r)) for r in rates), span(jain(e, "none"), "%.2f"),
+                statistics.mean(x["prob_drop"] for x in none),
+                statistics.mean(x["forced_drop"] for x in none),
+                statistics.mean(x["pdrop"] for x in none)))
 
 
 if __name__ == "__main__":

@@ -347,7 +347,10 @@ main(int argc, char* argv[])
     Ptr<ChokeQueueDisc> choke = DynamicCast<ChokeQueueDisc>(qd.Get(0));
     if (choke)
     {
-        o << ",\"config\":" << JsonString(choke->GetConfigString());
+        const char* kinds[] = {"choke", "red", "fifo"};
+        uint8_t kind = choke->GetChokeConfig().kind;
+        o << ",\"discipline\":" << JsonString(kind < 3 ? kinds[kind] : "?")
+          << ",\"config\":" << JsonString(choke->GetConfigString());
     }
     o << ",\"udp_rate_bps\":" << udpRate.GetBitRate() << ",\"bottleneck_bps\":"
       << btlRate.GetBitRate() << ",\"tcp_flows\":" << nTcp << ",\"udp_flows\":" << nUdp
@@ -364,7 +367,8 @@ main(int argc, char* argv[])
     if (choke)
     {
         const struct choke_stats& c = choke->GetChokeStats();
-        o << ",\"libchoke\":{\"matched\":" << c.matched << ",\"match_victims\":" << c.match_victims
+        o << ",\"libchoke\":{\"offered_pkts\":" << c.offered_pkts << ",\"sent_pkts\":" << c.sent_pkts
+          << ",\"matched\":" << c.matched << ",\"match_victims\":" << c.match_victims
           << ",\"prob_drop\":" << c.prob_drop << ",\"forced_drop\":" << c.forced_drop
           << ",\"pdrop\":" << c.pdrop << ",\"prob_mark\":" << c.prob_mark
           << ",\"forced_mark\":" << c.forced_mark << "}";
