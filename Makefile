@@ -220,7 +220,7 @@ clean:
 # not pull in), so pkg-config only says whether the modules exist and the
 # libraries are named directly.
 .PHONY: ns3 check-ns3 ns3-compare
-NS3_OUT := build/ns3
+NS3_OUT := $(BUILD)/ns3
 NS3_CXX ?= g++
 NS3_PKGS := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications \
 	ns3-traffic-control ns3-flow-monitor
