@@ -115,21 +115,21 @@ def main():
     for e in engines:
         print("| %s | %s |" % (label.get(e, e), " | ".join(span(jain(e, r), "%.2f") for r in rates)))
     if "choke" in qdiscs:
-        print("\nCHOKe's drops per run, mean over seeds (ns-3 / sim): match arrivals, RED early + forced, tail:\n")
-        print("| UDP rate | ns-3 matched | sim matched | ns-3 early + forced | sim early + forced | ns-3 tail | sim tail |")
-        print("|---|---|---|---|---|---|---|")
+        print("\nCHOKe's drops in the measured %g s, mean over seeds (ns-3 / sim): "
+              "arrivals dropped by matches, RED early and forced drops, tail drops:\n"
+              % (a.duration - warmup))
+        print("| UDP rate | matched, ns-3 | sim | early, ns-3 | sim | forced, ns-3 | sim | tail, ns-3 | sim |")
+        print("|---|---|---|---|---|---|---|---|---|")
         for r in rates:
             n = [j["libchoke"] for j, _ in res[("ns-3 choke", r)]]
             m = [j["core"] for j, _ in res[("choke sim", r)]]
-            print("| %s Mbit/s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f |" % (
-                r, statistics.mean(x["matched"] for x in n), statistics.mean(x["matched"] for x in m),
-                statistics.mean(x["prob_drop"] + x["forced_drop"] for x in n),
-                statistics.mean(x["prob_drop"] + x["forced_drop"] for x in m),
-                statistics.mean(x["pdrop"] for x in n), statistics.mean(x["pdrop"] for x in m)))
+            print("| %s Mbit/s | %s |" % (r, " | ".join(
+                "%.0f" % statistics.mean(x[k] for x in src)
+                for k in ("matched", "prob_drop", "forced_drop", "pdrop") for src in (n, m))))
 
     if not a.no_red:
-        print("\nLinux RED (the core's sch_red decisions) in both engines; UDP share of the link, "
-              "Jain's index without UDP, and the drops of a whole run without UDP (mean over seeds):\n")
+        print("\nLinux RED (the core's sch_red decisions) in both engines: UDP share of the link; "
+              "without UDP, Jain's index and the drops in the measured period (mean over seeds):\n")
         print("| | UDP %s | Jain, no UDP | early | forced | tail |" % head)
         print("|---|" + "---|" * len(rates) + "---|---|---|---|")
         for e, lab, key in (("ns-3 linux red", "ns-3, ChokeQueueDisc `Discipline=Red`", "libchoke"),

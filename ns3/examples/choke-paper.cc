@@ -18,9 +18,9 @@
  *   choke-paper --qdisc=choke --udpRate=2Mbps --duration=100 --seed=1
  *
  * prints one JSON object on standard output: the UDP and TCP shares of the
- * bottleneck (bytes sent after the warm-up), Jain's index over the TCP
- * flows' goodput, the utilisation, the mean queue, drops and marks by
- * reason (QueueDisc::Stats), and the wall and CPU time of the run. Any
+ * bottleneck, Jain's index over the TCP flows' goodput, the utilisation,
+ * the mean queue, drops and marks by reason (QueueDisc::Stats), all for the
+ * measured period after the warm-up, and the wall and CPU time of the run. Any
  * ns3::ChokeQueueDisc attribute can be changed from the command line too,
  * e.g. --ns3::ChokeQueueDisc::Draws=4 (the example sets MaxSize, MinTh,
  * MaxTh, Burst, LInterm and MeanPktSize itself; use --limit, --minTh,
@@ -58,6 +58,8 @@ struct Measure
     std::vector<uint64_t> sinkBytes;                     // per TCP flow, measured
     double qSum = 0;
     uint64_t qN = 0;
+    QueueDisc::Stats atWarmup;       // the queue disc's counters when measuring starts
+    struct choke_stats chokeAtWarmup = {}; // libchoke's (ChokeQueueDisc only)
 };
 
 Measure g;
@@ -98,6 +100,37 @@ SampleQueue(Ptr<QueueDisc> q)
         g.qN++;
     }
     Simulator::Schedule(MilliSeconds(10), &SampleQueue, q);
+}
+
+/* Measuring starts: keep the counters, so that drops and marks are
+ * reported for the measured period only, like the shares (and like
+ * `choke sim`, whose counters start at the warm-up). */
+void
+StartMeasuring(Ptr<QueueDisc> q)
+{
+    g.atWarmup = q->GetStats();
+    if (Ptr<ChokeQueueDisc> c = DynamicCast<ChokeQueueDisc>(q))
+    {
+        g.chokeAtWarmup = c->GetChokeStats();
+    }
+}
+
+/* m minus what it held at the warm-up, per key */
+template <typename M>
+M
+Since(const M& now, const M& before)
+{
+    M d;
+    for (auto& kv : now)
+    {
+        auto it = before.find(kv.first);
+        auto v = kv.second - (it == before.end() ? 0 : it->second);
+        if (v)
+        {
+            d[kv.first] = v;
+        }
+    }
+    return d;
 }
 
 std::string
@@ -322,6 +355,7 @@ main(int argc, char* argv[])
     btlDev.Get(1)->TraceConnectWithoutContext("PhyTxBegin",
                                               MakeBoundCallback(&OnBottleneckTx, false));
     Simulator::Schedule(MilliSeconds(5), &SampleQueue, qd.Get(0));
+    Simulator::Schedule(Seconds(warmup), &StartMeasuring, qd.Get(0));
 
     Simulator::Stop(Seconds(duration));
     auto t0 = std::chrono::steady_clock::now();
@@ -360,18 +394,24 @@ main(int argc, char* argv[])
       << ",\"jain_tcp\":" << (s2 > 0 ? s * s / (nTcp * s2) : 0)
       << ",\"utilization\":" << total * 8 / (btlRate.GetBitRate() * secs)
       << ",\"queue_mean_pkts\":" << (g.qN ? g.qSum / g.qN : 0)
-      << ",\"drops\":{\"before_enqueue\":" << JsonMap(st.nDroppedPacketsBeforeEnqueue)
-      << ",\"after_dequeue\":" << JsonMap(st.nDroppedPacketsAfterDequeue)
-      << ",\"total\":" << st.nTotalDroppedPackets << "}"
-      << ",\"marks\":" << JsonMap(st.nMarkedPackets);
+      << ",\"drops\":{\"before_enqueue\":"
+      << JsonMap(Since(st.nDroppedPacketsBeforeEnqueue, g.atWarmup.nDroppedPacketsBeforeEnqueue))
+      << ",\"after_dequeue\":"
+      << JsonMap(Since(st.nDroppedPacketsAfterDequeue, g.atWarmup.nDroppedPacketsAfterDequeue))
+      << ",\"total\":" << st.nTotalDroppedPackets - g.atWarmup.nTotalDroppedPackets << "}"
+      << ",\"marks\":" << JsonMap(Since(st.nMarkedPackets, g.atWarmup.nMarkedPackets));
     if (choke)
     {
         const struct choke_stats& c = choke->GetChokeStats();
-        o << ",\"libchoke\":{\"offered_pkts\":" << c.offered_pkts << ",\"sent_pkts\":" << c.sent_pkts
-          << ",\"matched\":" << c.matched << ",\"match_victims\":" << c.match_victims
-          << ",\"prob_drop\":" << c.prob_drop << ",\"forced_drop\":" << c.forced_drop
-          << ",\"pdrop\":" << c.pdrop << ",\"prob_mark\":" << c.prob_mark
-          << ",\"forced_mark\":" << c.forced_mark << "}";
+        const struct choke_stats& w = g.chokeAtWarmup;
+        o << ",\"libchoke\":{\"offered_pkts\":" << c.offered_pkts - w.offered_pkts
+          << ",\"sent_pkts\":" << c.sent_pkts - w.sent_pkts
+          << ",\"matched\":" << c.matched - w.matched
+          << ",\"match_victims\":" << c.match_victims - w.match_victims
+          << ",\"prob_drop\":" << c.prob_drop - w.prob_drop
+          << ",\"forced_drop\":" << c.forced_drop - w.forced_drop
+          << ",\"pdrop\":" << c.pdrop - w.pdrop << ",\"prob_mark\":" << c.prob_mark - w.prob_mark
+          << ",\"forced_mark\":" << c.forced_mark - w.forced_mark << "}";
     }
     o << ",\"bottleneck_pkts\":" << g.btlPkts << ",\"events\":" << Simulator::GetEventCount()
       << ",\"wall_s\":" << wall << ",\"cpu_s\":" << cpu << "}";

@@ -634,6 +634,9 @@ bool
 ChokeQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
     NS_LOG_FUNCTION(this << item);
+    NS_ABORT_MSG_UNLESS(m_initialized,
+                        "ChokeQueueDisc: a packet arrived before the queue disc was initialized "
+                        "(Initialize() it, or install it with a TrafficControlHelper)");
     Slot* s = AllocSlot();
     uint32_t flow;
     if (m_useFilters)
@@ -714,6 +717,10 @@ Ptr<QueueDiscItem>
 ChokeQueueDisc::DoDequeue()
 {
     NS_LOG_FUNCTION(this);
+    if (!m_initialized)
+    {
+        return nullptr;
+    }
     void* h = choke_dequeue(&m_q, NowNs(), nullptr);
     if (!h)
     {
@@ -730,7 +737,7 @@ ChokeQueueDisc::DoDequeue()
 Ptr<const QueueDiscItem>
 ChokeQueueDisc::DoPeek()
 {
-    void* h = choke_peek(&m_q);
+    void* h = m_initialized ? choke_peek(&m_q) : nullptr;
     if (!h)
     {
         return nullptr;
