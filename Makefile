@@ -96,9 +96,9 @@ all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST) $(DEMO)
 # check-one is check's; anything but the names below (all, install, a
 # file) is build's; clean and uninstall need none.
 DEPS ?= yes
-DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel
-deps_of = $(if $(filter check-one,$1),check,$(if $(filter $(DEPS_GOALS),$1),$1,$(if \
-	$(filter clean uninstall,$1),,build)))
+DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel ns3
+deps_of = $(if $(filter check-one,$1),check,$(if $(filter check-ns3 ns3-compare,$1),ns3,$(if \
+	$(filter $(DEPS_GOALS),$1),$1,$(if $(filter clean uninstall,$1),,build))))
 DEPS_FOR := $(sort $(foreach g,$(or $(MAKECMDGOALS),all),$(call deps_of,$g)))
 .PHONY: deps
 deps:
@@ -298,3 +298,57 @@ uninstall:
 
 clean:
 	rm -rf build
+
+# ns-3: ns3::ChokeQueueDisc on libchoke (ns3/, docs/ns3.md), built against
+# the installed ns-3 (Debian 12: apt-get install libns3-dev, ns-3.37) into
+# build/ns3/: the module as a shared library, its test binary and the
+# choke-paper example. Not part of `make check`; .ci/run runs
+# `make ns3 check-ns3`. Debian's ns3-*.pc files cannot be used as they are
+# (Cflags carry a stray "-I/usr;", Libs name libgsl.so, which libns3-dev does
+# not pull in), so pkg-config only says whether the modules exist and the
+# libraries are named directly.
+.PHONY: ns3 check-ns3 ns3-compare
+NS3_OUT := $(BUILD)/ns3
+NS3_CXX ?= g++
+NS3_PKGS := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications \
+	ns3-traffic-control ns3-flow-monitor
+NS3_CXXFLAGS := -std=c++17 $(OPT) -g -fPIC -Wall -Wextra -Wshadow -Werror -Iinclude \
+	-I$(NS3_OUT)/include $(SAN)
+NS3_LIBS := $(NS3_PKGS:ns3-%=-lns3-%)
+NS3_LIB := $(NS3_OUT)/libns3-choke.so
+NS3_RPATH := -Wl,-rpath,'$$ORIGIN'
+
+ns3: $(NS3_LIB) $(NS3_OUT)/choke-ns3-tests $(NS3_OUT)/choke-paper
+
+$(NS3_OUT)/.ns3-found: | deps
+	@pkg-config --exists $(NS3_PKGS) && [ -e /usr/include/ns3/core-module.h ] || { \
+		echo "make ns3: ns-3 not found (pkg-config $(NS3_PKGS));" \
+			"on Debian: apt-get install libns3-dev" >&2; exit 1; }
+	@mkdir -p $(NS3_OUT) && touch $@
+
+$(NS3_OUT)/include/ns3/choke-queue-disc.h: ns3/model/choke-queue-disc.h $(NS3_OUT)/.ns3-found
+	@mkdir -p $(dir $@)
+	cp ns3/model/choke-queue-disc.h $@
+
+# the module: its code and libchoke's, whose symbols it does not re-export
+$(NS3_LIB): ns3/model/choke-queue-disc.cc $(NS3_OUT)/include/ns3/choke-queue-disc.h $(STATIC) $(HDRS)
+	$(NS3_CXX) $(NS3_CXXFLAGS) -shared -Wl,-soname,libns3-choke.so -o $@ \
+		ns3/model/choke-queue-disc.cc $(STATIC) -Wl,--exclude-libs,ALL \
+		-lns3-traffic-control -lns3-internet -lns3-network -lns3-core
+
+$(NS3_OUT)/choke-ns3-tests: ns3/test/choke-queue-disc-test-suite.cc ns3/utils/test-runner.cc $(NS3_LIB) $(STATIC)
+	$(NS3_CXX) $(NS3_CXXFLAGS) -o $@ ns3/test/choke-queue-disc-test-suite.cc \
+		ns3/utils/test-runner.cc -L$(NS3_OUT) -lns3-choke $(NS3_RPATH) $(STATIC) $(NS3_LIBS)
+
+$(NS3_OUT)/choke-paper: ns3/examples/choke-paper.cc $(NS3_LIB)
+	$(NS3_CXX) $(NS3_CXXFLAGS) -o $@ ns3/examples/choke-paper.cc \
+		-L$(NS3_OUT) -lns3-choke $(NS3_RPATH) $(NS3_LIBS)
+
+check-ns3: ns3
+	./$(NS3_OUT)/choke-ns3-tests --suite=choke-queue-disc --verbose
+	CHOKE_PAPER=./$(NS3_OUT)/choke-paper sh ns3/test/example.sh
+
+# ns-3 (ChokeQueueDisc, RED, FIFO, FQ-CoDel) against `choke sim` on the
+# paper's link; prints docs/results.md's table (minutes; not in CI).
+ns3-compare: ns3 $(CHOKE)
+	python3 ns3/compare.py --ns3 ./$(NS3_OUT)/choke-paper --choke ./$(CHOKE)
