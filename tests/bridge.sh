@@ -121,7 +121,12 @@ traffic_retry() { # name, udp(0/1)
 summary() { # name
 	python3 - "$tmp/$1.tcp" "$tmp/$1.udp" <<'PY'
 import json, os, sys
-tcp = json.load(open(sys.argv[1]))
+def load(path):
+    try:
+        return json.load(open(path))
+    except (OSError, ValueError) as e:
+        return {"error": "unreadable iperf3 output (%s)" % e}
+tcp = load(sys.argv[1])
 streams = tcp.get("end", {}).get("streams", [])
 if not streams:
     print("0 0 0 0 iperf3-failed:", tcp.get("error", "no streams"))
@@ -131,7 +136,10 @@ rates = [s["receiver"]["bytes"] * 8 / secs for s in streams]
 jain = sum(rates) ** 2 / (len(rates) * sum(r * r for r in rates)) if sum(rates) else 0
 udp = 0.0
 if os.path.exists(sys.argv[2]):
-    u = json.load(open(sys.argv[2]))
+    u = load(sys.argv[2])
+    if "timestamp" not in u.get("start", {}):
+        print("0 0 0 0 udp-iperf3-failed:", u.get("error", "no start time"))
+        sys.exit(0)
     t0 = tcp["start"]["timestamp"]["timesecs"] - u["start"]["timestamp"]["timesecs"]
     srv = u.get("server_output_json", {}).get("intervals", [])
     inside = [i["sum"] for i in srv if i["sum"]["start"] >= t0 - 0.5 and
