@@ -45,6 +45,8 @@ LIB_SRC := $(CORE_SRC) $(PKT_SRC) $(PARAMS_SRC)
 BRIDGE_SRC := src/bridge/bridge.c src/bridge/runtime.c src/bridge/config.c \
 	src/bridge/control.c src/bridge/dataplane.c src/bridge/stats.c \
 	src/bridge/stats_om.c src/bridge/afp.c
+# options declared once, for the command line and the bridge's config file
+BRIDGE_SRC += src/util/opt.c
 CLI_SRC := src/cli/main.c src/cli/opt.c src/cli/cmd_params.c src/cli/cmd_demo_open_loop.c \
 	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c \
 	src/cli/cmd_bridge.c $(BRIDGE_SRC)
@@ -59,7 +61,7 @@ CLI_SRC += src/cli/cmd_sim.c $(SIM_SRC)
 SIM_TEST_SRC := tests/sim/test_sim.c tests/sim/test_runner.c
 TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
 	tests/test_model.c tests/test_params.c tests/test_red.c tests/test_pkt.c \
-	tests/test_hh.c tests/test_opt.c src/cli/opt.c \
+	tests/test_hh.c tests/test_opt.c src/cli/opt.c src/util/opt.c \
 	tests/test_protect.c
 HDRS := $(wildcard include/choke/*.h src/*/*.h tests/*.h bench/*.h)
 
@@ -86,7 +88,7 @@ BRIDGE_TESTS := $(BUILD)/bridge-tests
 DEMO := $(BUILD)/choke-demo
 # `choke demo` alone, for `make demo`: the simulator and libchoke, no libpcap
 DEMO_SRC := src/cli/demo_main.c src/cli/cmd_sim.c src/cli/cmd_demo_open_loop.c \
-	src/cli/workload.c src/cli/cmd_params.c src/cli/opt.c
+	src/cli/workload.c src/cli/cmd_params.c src/cli/opt.c src/util/opt.c
 DEMO_OBJ := $(DEMO_SRC:%.c=$(BUILD)/%.o) $(SIM_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: all demo check check-one bench bench-fwd install uninstall clean fuzz
@@ -179,7 +181,7 @@ FUZZ_TARGETS := flow params replay ctl scenario set
 FUZZ_SRC_flow := fuzz/fuzz_flow.c
 FUZZ_SRC_params := fuzz/fuzz_params.c
 FUZZ_SRC_replay := fuzz/fuzz_replay.c src/replay/replay.c
-FUZZ_SRC_ctl := fuzz/fuzz_ctl.c src/bridge/control.c src/bridge/config.c
+FUZZ_SRC_ctl := fuzz/fuzz_ctl.c src/bridge/control.c src/bridge/config.c src/util/opt.c
 FUZZ_SRC_scenario := fuzz/fuzz_scenario.c $(SIM_SRC)
 FUZZ_SRC_set := fuzz/fuzz_set.c $(SIM_SRC)
 FUZZ_SECONDS ?= 60
@@ -199,7 +201,8 @@ build/fuzz/fuzz_%: fuzz/fuzz_%.c $(HDRS) $(FUZZ_LIB_SRC) src/replay/replay.c | d
 	@mkdir -p build/fuzz
 	clang $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC_$*) $(FUZZ_LIB_SRC) $(PCAP_LIBS) -lm
 
-$(BUILD)/fuzz-driver-ctl build/fuzz/fuzz_ctl: src/bridge/control.c src/bridge/config.c
+$(BUILD)/fuzz-driver-ctl build/fuzz/fuzz_ctl: src/bridge/control.c src/bridge/config.c \
+	src/util/opt.c
 
 # Run every target for FUZZ_SECONDS from the seed corpus; a crash fails
 # (its input is left in build/fuzz/crash-TARGET-*: add it to fuzz/regress/).
