@@ -209,32 +209,57 @@ int cli_next(struct cli_parser *ps)
 }
 
 /* After the help line: the range of a number, the form of a string. */
-static void print_range(FILE *f, const struct cli_opt *o)
+static void format_range(char *buf, size_t len, const struct cli_opt *o)
 {
 	char acc[256];
 
+	buf[0] = 0;
 	switch (o->type) {
 	case CLI_INT:
 	case CLI_OPT_INT:
-		fprintf(f, " (%lld..%lld)", o->min, o->max);
+		snprintf(buf, len, " (%lld..%lld)", o->min, o->max);
 		break;
 	case CLI_U64:
-		fprintf(f, " (%llu..%llu)", (unsigned long long)o->umin,
-			(unsigned long long)o->umax);
+		snprintf(buf, len, " (%llu..%llu)", (unsigned long long)o->umin,
+			 (unsigned long long)o->umax);
 		break;
 	case CLI_NUM:
 	case CLI_OPT_NUM:
-		fprintf(f, " (%g..%g)", o->dmin, o->dmax);
+		snprintf(buf, len, " (%g..%g)", o->dmin, o->dmax);
 		break;
 	case CLI_STR:
 		if (o->form) {
 			cli_opt_accepts(o, acc, sizeof(acc));
-			fprintf(f, " (%s)", acc);
+			snprintf(buf, len, " (%s)", acc);
 		}
 		break;
 	default:
 		break;
 	}
+}
+
+#define LABEL_WIDTH 24
+#define LINE_WIDTH 79
+
+/* text from column `col` on, wrapped at spaces before LINE_WIDTH, the
+ * continuation lines indented to `col` */
+static void print_wrapped(FILE *f, const char *text, int col)
+{
+	int room = LINE_WIDTH - col, n;
+	const char *p = text, *brk;
+
+	while ((int)strlen(p) > room) {
+		for (brk = p + room; brk > p && *brk != ' '; brk--)
+			;
+		if (brk == p) /* one long word: as it is */
+			brk = strchr(p + room, ' ');
+		if (!brk)
+			break;
+		n = (int)(brk - p);
+		fprintf(f, "%.*s\n%*s", n, p, col, "");
+		p = brk + 1;
+	}
+	fprintf(f, "%s\n", p);
 }
 
 static int opt_label(char *buf, size_t n, const struct cli_opt *o)
@@ -246,12 +271,10 @@ static int opt_label(char *buf, size_t n, const struct cli_opt *o)
 	return snprintf(buf, n, "--%s %s", o->name, o->metavar ? o->metavar : "VALUE");
 }
 
-#define LABEL_WIDTH 24
-
 void cli_print_usage(FILE *f, const struct cli_cmd *cmd)
 {
 	const struct cli_opt *o;
-	char label[128];
+	char label[128], range[300], text[1024];
 
 	fprintf(f, "usage: choke %s%s%s%s\n", cmd->name,
 		cmd->opts && cmd->opts->id ? " [OPTIONS]" : "", cmd->args ? " " : "",
@@ -265,13 +288,13 @@ void cli_print_usage(FILE *f, const struct cli_cmd *cmd)
 			continue;
 		/* a long label gets a line of its own */
 		if (opt_label(label, sizeof(label), o) > LABEL_WIDTH)
-			fprintf(f, "  %s\n  %-*s %s", label, LABEL_WIDTH, "", o->help);
+			fprintf(f, "  %s\n  %-*s ", label, LABEL_WIDTH, "");
 		else
-			fprintf(f, "  %-*s %s", LABEL_WIDTH, label, o->help);
-		print_range(f, o);
-		if (o->flags & CLI_REPEAT)
-			fprintf(f, " (repeatable)");
-		fputc('\n', f);
+			fprintf(f, "  %-*s ", LABEL_WIDTH, label);
+		format_range(range, sizeof(range), o);
+		snprintf(text, sizeof(text), "%s%s%s", o->help, range,
+			 o->flags & CLI_REPEAT ? " (repeatable)" : "");
+		print_wrapped(f, text, LABEL_WIDTH + 3);
 	}
 	fprintf(f, "  %-*s %s\n", LABEL_WIDTH, "-h, --help", "print this help and exit");
 }
