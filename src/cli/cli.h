@@ -1,10 +1,21 @@
-/* The `choke` command: one function per subcommand. */
+/* The `choke` command: one function per subcommand, each with its
+ * declaration in the command table (struct cli_cmd, opt.h) beside it;
+ * main.c dispatches from the table. */
 #ifndef CHOKE_CLI_H
 #define CHOKE_CLI_H
 
 #include <stdio.h>
 
 #include "choke/params.h"
+#include "opt.h"
+
+extern const struct cli_cmd cli_cmd_params;
+extern const struct cli_cmd cli_cmd_demo;
+extern const struct cli_cmd cli_cmd_sim;
+extern const struct cli_cmd cli_cmd_replay;
+extern const struct cli_cmd cli_cmd_bridge;
+extern const struct cli_cmd cli_cmd_stats;
+extern const struct cli_cmd cli_cmd_reconfigure;
 
 int cmd_params(int argc, char **argv);
 /* `choke sim` and `choke demo` (the paper's comparison in the simulator):
