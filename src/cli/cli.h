@@ -22,7 +22,8 @@ int cmd_params(int argc, char **argv);
  * cmd_sim.c; `choke demo --open-loop`: cmd_demo_open_loop.c */
 int cmd_sim(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
-int cmd_demo_open_loop(int argc, char **argv);
+/* the open-loop workload: seconds (2..3600), seed, json */
+int cmd_demo_open_loop(double seconds, uint64_t seed, int json);
 int cmd_replay(int argc, char **argv);
 int cmd_bridge(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
