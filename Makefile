@@ -226,6 +226,7 @@ check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) 
 	for t in $(FUZZ_TARGETS); do ./$(BUILD)/fuzz-driver-$$t fuzz/corpus/$$t/* \
 		$$(ls fuzz/regress/$$t/* 2>/dev/null) || exit 1; done
 	CHOKE=./$(CHOKE) sh tests/cli.sh
+	CHOKE=./$(CHOKE) sh tests/help.sh
 	CHOKE=./$(CHOKE) sh tests/bridge-cli.sh
 	CHOKE=./$(CHOKE) MKPCAP=./$(MKPCAP) sh tests/replay.sh
 	CHOKE=./$(CHOKE) sh tests/sim.sh
