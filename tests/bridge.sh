@@ -384,7 +384,11 @@ expect_fail not-root "root" ip netns exec $B setpriv --reuid 65534 --regid 65534
 ip -n $B link set bz mtu 1400
 expect_fail mtu-mismatch "MTU mismatch" ip netns exec $B "$CHOKE" bridge --in ba --out bz --rate 10mbit --socket "$tmp/y.sock"
 ip -n $B link set bz mtu 1500
-expect_fail bad-rate "rate" ip netns exec $B "$CHOKE" bridge --in ba --out bz --rate fast
+# a usage error: status 2, before any interface is touched
+timeout 10 ip netns exec $B "$CHOKE" bridge --in ba --out bz --rate fast >"$tmp/o" 2>"$tmp/e"
+st=$?
+if [ $st = 2 ] && grep -q -- '--rate needs a rate in tc' "$tmp/e"; then ok bad-rate
+else bad bad-rate "exit $st: $(cat "$tmp/e")"; fi
 expect_fail no-bridge-running "no running bridge\|cannot reach" ip netns exec $B "$CHOKE" stats --socket "$tmp/none.sock"
 
 # --- 5. one bridge per interface; the socket's users ------------------------
