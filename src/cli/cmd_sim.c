@@ -3,7 +3,6 @@
  * into the simulator's runner (src/sim/runner.h), reports and plot. The
  * open-loop demo (`choke demo --open-loop`) is cmd_demo_open_loop.c.
  */
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +88,11 @@ static const struct cli_opt demo_opts[] = {
 	{ .id = 0 },
 };
 
+static void sim_usage_dir(FILE *f)
+{
+	fprintf(f, "  The installed scenarios: %s\n", sim_scenario_dir);
+}
+
 const struct cli_cmd cli_cmd_sim = {
 	.name = "sim",
 	.args = "SCENARIO",
@@ -97,6 +101,7 @@ const struct cli_cmd cli_cmd_sim = {
 		   "  up in $CHOKE_SCENARIO_PATH, ./scenarios, the installed scenarios and the\n"
 		   "  current directory (paper-single-link is also built in); choke sim --keys\n"
 		   "  lists the keys. See docs/sim.md.\n",
+	.details_fn = sim_usage_dir,
 	.opts = sim_opts,
 	.min_pos = 0, /* not with --keys */
 	.max_pos = 1,

@@ -282,6 +282,8 @@ void cli_print_usage(FILE *f, const struct cli_cmd *cmd)
 	fprintf(f, "  %s\n", cmd->summary);
 	if (cmd->details)
 		fprintf(f, "%s", cmd->details);
+	if (cmd->details_fn)
+		cmd->details_fn(f);
 	fprintf(f, "\noptions:\n");
 	for (o = cmd->opts; o && o->id; o++) {
 		if (o->flags & CLI_HIDDEN)

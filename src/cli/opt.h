@@ -45,6 +45,7 @@ struct cli_cmd {
 	const char *args;     /* positional synopsis: "SCENARIO", "[choke|red|fifo] WORDS..." */
 	const char *summary;  /* one line */
 	const char *details;  /* further lines for --help, or NULL */
+	void (*details_fn)(FILE *f); /* and what only the running program knows */
 	const struct cli_opt *opts; /* ended by an entry with id 0 */
 	int min_pos, max_pos; /* positional arguments allowed (max -1: any) */
 	int (*run)(int argc, char **argv); /* argv[0] is the command's name */
