@@ -86,6 +86,30 @@ for c in $cmds; do
 	if cmp -s "$tmp/a" "$tmp/b"; then ok "help $c"; else bad "help $c" "differs from $c --help"; fi
 done
 
+# no system call with an effect: no socket (so no bridge contacted, none
+# opened), no file created, changed or opened for writing, no process
+# started (so no simulation run), whatever else the command line holds
+if command -v strace >/dev/null 2>&1; then
+	for a in "params --dev eth0 limit 10 bandwidth 10% --help" "demo -h" "demo --open-loop --help" \
+		"sim scenarios/paper-single-link --jobs 4 --plot $tmp/p.png --sweep udp_rate=1c,2c -h" \
+		"replay --write $tmp/w.pcap --rate 1mbit $tmp/none.pcap --help" \
+		"bridge --in lo --out lo --rate 10mbit --socket $tmp/b.sock --config $tmp/c -h" \
+		"stats --socket $tmp/s.sock --watch --help" "reconfigure --socket $tmp/s.sock choke limit 10 -h"
+	do
+		strace -f -qq -o "$tmp/trace" -e trace=socket,connect,bind,open,openat,creat,mkdir,unlink,unlinkat,rename,renameat,renameat2,clone,clone3,fork,vfork,execve,kill \
+			"$CHOKE" $a >"$tmp/out" 2>"$tmp/err"
+		st=$?
+		# the program's own start (execve, its libraries read-only) is allowed
+		sed -e '1{/execve(/d}' "$tmp/trace" | grep -v 'O_RDONLY|O_CLOEXEC) = \|O_RDONLY) = ' |
+			grep -v '^[0-9]* +++ exited' >"$tmp/effects"
+		if [ $st = 0 ] && grep -q '^usage: choke ' "$tmp/out" && [ ! -s "$tmp/effects" ]; then
+			ok "no-side-effect: $(echo "$a" | sed "s|$tmp/||g")"
+		else bad "no-side-effect: $a" "status $st; system calls: $(head -5 "$tmp/effects")"; fi
+	done
+else
+	echo "skip help/no-side-effect: no strace (tools/deps.sh check installs it)"
+fi
+
 # --- the options in the code against the man page and README ----------------
 "$CHOKE" help --options >"$tmp/options"
 # every line is "COMMAND --name[ METAVAR]" for a command of the table

@@ -25,7 +25,7 @@ packages() {
 	check)	# make check: gcc, clang + sanitizers, valgrind, the tests' tools
 		echo "$(packages build) clang libclang-rt-14-dev llvm valgrind binutils" \
 			"pkg-config python3 libdpdk-dev iproute2 tcpdump iperf3 ethtool procps" \
-			"iputils-ping gnuplot-nox prometheus" ;;
+			"iputils-ping gnuplot-nox prometheus strace" ;;
 	fuzz)	# make fuzz: libFuzzer
 		echo "$(packages build) clang libclang-rt-14-dev llvm" ;;
 	bench)	# make bench: choke-bench with DPDK's rte_red peer
