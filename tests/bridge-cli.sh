@@ -44,6 +44,7 @@ help_case() { # name, expected first words, args...
 help_case bridge-help bridge bridge --help
 help_case bridge-h bridge bridge -h
 help_case bridge-help-late bridge bridge --in a --out b --rate 1mbit --help
+help_case bridge-help-after-bad-rate bridge bridge --in a/b --rate fast --help
 help_case stats-help stats stats --help
 help_case stats-h stats stats -h
 help_case stats-help-socket stats stats --socket "$tmp/spy.sock" --help

@@ -31,30 +31,34 @@ int cmd_bridge(int argc, char **argv)
 {
 	struct bridge_opts *o;
 	struct cli_parser ps;
+	const char *val[BO_NOPTS];
+	int order[BO_NOPTS], n = 0, i, rc, id;
 	char err[512];
-	int rc, id;
 
+	/* the command line first (its ranges checked; --help wins), then what
+	 * only the bridge knows, in the order given */
+	cli_parser_init(&ps, &cli_cmd_bridge, argc, argv);
+	while ((id = cli_next(&ps)) > 0 && n < BO_NOPTS) {
+		order[n++] = id - 1;
+		val[id - 1] = ps.val;
+	}
+	if (id < 0)
+		return ps.status;
 	o = malloc(sizeof(*o));
 	if (!o) {
 		fprintf(stderr, "choke: bridge: out of memory\n");
 		return 1;
 	}
 	bridge_opts_init(o);
-	cli_parser_init(&ps, &cli_cmd_bridge, argc, argv);
-	while ((id = cli_next(&ps)) > 0) {
-		/* the range is checked; then what only the bridge knows */
-		if (bridge_opt_set(o, ps.opt->name, ps.val, err, sizeof(err))) {
-			id = -1;
-			ps.status = cli_usage_error(&cli_cmd_bridge, "%s", err);
-			break;
-		}
-		o->given |= 1u << (id - 1);
+	for (i = 0, rc = -1; i < n && rc < 0; i++) {
+		if (bridge_opt_set(o, bridge_options[order[i]].name, val[order[i]], err,
+				   sizeof(err)))
+			rc = cli_usage_error(&cli_cmd_bridge, "%s", err);
+		o->given |= 1u << order[i];
 	}
-	if (id < 0)
-		rc = ps.status;
-	else if (bridge_set_words(o, ps.npos, ps.pos, err, sizeof(err)))
+	if (rc < 0 && bridge_set_words(o, ps.npos, ps.pos, err, sizeof(err)))
 		rc = cli_usage_error(&cli_cmd_bridge, "%s", err);
-	else
+	if (rc < 0)
 		rc = bridge_run(o);
 	free(o);
 	return rc;
