@@ -45,9 +45,12 @@ LIB_SRC := $(CORE_SRC) $(PKT_SRC) $(PARAMS_SRC)
 BRIDGE_SRC := src/bridge/bridge.c src/bridge/runtime.c src/bridge/config.c \
 	src/bridge/control.c src/bridge/dataplane.c src/bridge/stats.c \
 	src/bridge/stats_om.c src/bridge/afp.c
+# the exporter (src/exporter/, docs/operations.md)
+EXPORTER_SRC := src/exporter/exporter.c src/exporter/http.c src/exporter/merge.c \
+	src/exporter/nlqdisc.c src/exporter/qdisc_om.c
 CLI_SRC := src/cli/main.c src/cli/opt.c src/cli/cmd_params.c src/cli/cmd_demo_open_loop.c \
 	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c \
-	src/cli/cmd_bridge.c $(BRIDGE_SRC)
+	src/cli/cmd_bridge.c $(BRIDGE_SRC) src/cli/cmd_exporter.c $(EXPORTER_SRC)
 # output files written through a temporary and a rename (src/util/outfile.h)
 CLI_SRC += src/util/outfile.c
 BENCH_SRC := bench/main.c bench/bench.c bench/bench_pkt.c

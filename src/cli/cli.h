@@ -16,6 +16,8 @@ int cmd_replay(int argc, char **argv);
 int cmd_bridge(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_reconfigure(int argc, char **argv);
+/* `choke exporter`: cmd_exporter.c (src/exporter/) */
+int cmd_exporter(int argc, char **argv);
 
 /*
  * Parse "[choke|red|fifo] WORDS..." into p (the discipline word is

@@ -29,6 +29,8 @@ static void usage(FILE *f)
 		"        live counters of a running bridge\n"
 		"  reconfigure [--socket PATH] [choke|red|fifo] WORDS...\n"
 		"        change a running bridge's discipline in place\n"
+		"  exporter [--listen ADDR:PORT] [--socket PATH]... [--no-qdiscs] [--once]\n"
+		"        the bridges' and the kernel choke qdiscs' counters for Prometheus\n"
 		"  help | --help, version | --version\n"
 		"\n"
 		"See choke(1) and README.md.\n");
@@ -56,6 +58,8 @@ int main(int argc, char **argv)
 		return cmd_reconfigure(argc - 1, argv + 1);
 	if (!strcmp(cmd, "replay"))
 		return cmd_replay(argc - 1, argv + 1);
+	if (!strcmp(cmd, "exporter"))
+		return cmd_exporter(argc - 1, argv + 1);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		usage(stdout);
 		return 0;
