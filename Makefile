@@ -85,6 +85,7 @@ BLAST := $(BUILD)/choke-blast
 BENCH := $(BUILD)/choke-bench
 SIM_TESTS := $(BUILD)/sim-tests
 BRIDGE_TESTS := $(BUILD)/bridge-tests
+EXPORTER_TESTS := $(BUILD)/exporter-tests
 DEMO := $(BUILD)/choke-demo
 # `choke demo` alone, for `make demo`: the simulator and libchoke, no libpcap
 DEMO_SRC := src/cli/demo_main.c src/cli/cmd_sim.c src/cli/cmd_demo_open_loop.c \
@@ -164,6 +165,12 @@ $(BRIDGE_TESTS): tests/bridge/test_bridge.c $(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STA
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/bridge/test_bridge.c \
 		$(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(LDLIBS)
 
+# the exporter's rooms (no root): tests/exporter/
+$(EXPORTER_TESTS): tests/exporter/test_exporter.c $(EXPORTER_SRC:%.c=$(BUILD)/%.o) \
+		$(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(HDRS)
+	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/exporter/test_exporter.c \
+		$(EXPORTER_SRC:%.c=$(BUILD)/%.o) $(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(LDLIBS)
+
 $(MKPCAP): tests/mkpcap.c tests/pktbuild.h $(STATIC) | deps
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/mkpcap.c $(STATIC) $(LDLIBS)
 
@@ -218,10 +225,12 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%) | deps
 	done
 
 # One configuration: build and run the test binary and the CLI tests.
-check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) $(BRIDGE_TESTS) | deps
+check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) $(BRIDGE_TESTS) \
+		$(EXPORTER_TESTS) | deps
 	./$(TESTS)
 	./$(SIM_TESTS)
 	./$(BRIDGE_TESTS)
+	./$(EXPORTER_TESTS)
 	for t in $(FUZZ_TARGETS); do ./$(BUILD)/fuzz-driver-$$t fuzz/corpus/$$t/* \
 		$$(ls fuzz/regress/$$t/* 2>/dev/null) || exit 1; done
 	CHOKE=./$(CHOKE) sh tests/cli.sh
