@@ -235,6 +235,7 @@ check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) 
 		$$(ls fuzz/regress/$$t/* 2>/dev/null) || exit 1; done
 	CHOKE=./$(CHOKE) sh tests/cli.sh
 	CHOKE=./$(CHOKE) sh tests/bridge-cli.sh
+	CHOKE=./$(CHOKE) EXPORTER_TESTS=./$(EXPORTER_TESTS) sh tests/exporter-cli.sh
 	CHOKE=./$(CHOKE) MKPCAP=./$(MKPCAP) sh tests/replay.sh
 	CHOKE=./$(CHOKE) sh tests/sim.sh
 	BENCH=./$(BENCH) CHOKE=./$(CHOKE) sh tests/bench.sh

@@ -44,7 +44,8 @@ const struct cli_cmd cli_cmd_exporter = {
 int cmd_exporter(int argc, char **argv)
 {
 	static const char *sockets[EXP_MAX_BRIDGES];
-	struct exp_opts o = { EXP_DEFAULT_LISTEN, sockets, 0, RT_RUN_DIR, 1, EXP_SOURCE_MS };
+	struct exp_opts o = { EXP_DEFAULT_LISTEN, sockets, 0, RT_RUN_DIR, 1, EXP_SOURCE_MS, NULL,
+			      NULL };
 	struct exp_log log = { NULL, 0, 0, 1 };
 	struct sockaddr_storage ss;
 	struct cli_parser ps;

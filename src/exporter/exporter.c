@@ -254,7 +254,10 @@ static int exp_bridge(struct om_set *set, const struct exp_opts *o, const char *
 	memset(&r, 0, sizeof(r));
 	r.verb = CTL_STATS;
 	r.format = CTL_FMT_OPENMETRICS;
-	rc = ctl_call_timeout(path, &r, o->timeout_ms, &body, err, sizeof(err));
+	if (o->bridge_call)
+		rc = o->bridge_call(path, o->timeout_ms, &body, err, sizeof(err));
+	else
+		rc = ctl_call_timeout(path, &r, o->timeout_ms, &body, err, sizeof(err));
 	if (rc == CTL_EREFUSED) {
 		snprintf(err, sizeof(err), "the bridge at %s refused: %.300s", path,
 			 body ? body : "");
@@ -303,7 +306,8 @@ int exp_collect(FILE *f, const struct exp_opts *o, struct exp_log *log)
 	om_write(f, &set);
 	om_free(&set);
 	if (o->qdiscs) {
-		nl_ok = nlq_read(&qs, o->timeout_ms, NULL, NULL, err, sizeof(err)) == 0;
+		nl_ok = (o->qdisc_read ? o->qdisc_read(&qs, o->timeout_ms, err, sizeof(err))
+				       : nlq_read(&qs, o->timeout_ms, NULL, NULL, err, sizeof(err))) == 0;
 		exp_note(log, "netlink", nl_ok ? NULL : err);
 		failed += !nl_ok;
 		nlq_write_metrics(f, &qs);

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+struct nlq_set;
+
 #define EXP_DEFAULT_LISTEN "127.0.0.1:9469"
 #define EXP_MAX_BRIDGES 256
 #define EXP_READ_MS 5000
@@ -35,6 +37,11 @@ struct exp_opts {
 					bridge-*.sock (RT_RUN_DIR) */
 	int qdiscs;                  /* read the kernel's choke qdiscs */
 	int timeout_ms;              /* per source (EXP_SOURCE_MS) */
+	/* the sources, replaceable for tests; NULL: the real ones
+	 * (ctl_call_timeout's `stats openmetrics`, nlq_read) */
+	int (*bridge_call)(const char *path, int timeout_ms, char **body, char *err,
+			   size_t errlen);
+	int (*qdisc_read)(struct nlq_set *s, int timeout_ms, char *err, size_t errlen);
 };
 
 /* "1.2.3.4:PORT" or "[v6addr]:PORT", port 0 to 65535 (0: any free one).

@@ -27,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../../src/bridge/control.h"
 #include "../../src/bridge/stats.h"
 #include "../../src/exporter/exporter.h"
 #include "../../src/exporter/http.h"
@@ -850,16 +852,162 @@ static void test_labels(void)
 	CHECK(!strcmp(b, "ba"), "%s", b);
 }
 
-/* Two bridges, the first recording's qdiscs, the exporter's own gauges. */
+/* ---- the whole exposition, from sources made up here ---- */
+
+struct fake_bridge {
+	const char *path;
+	int rc;          /* what the call returns */
+	const char *body;
+};
+
+static struct fake_bridge fakes[8];
+static int nfakes;
+static struct recording *fake_rec;
+
+static int fake_call(const char *path, int timeout_ms, char **body, char *err, size_t errlen)
+{
+	int i;
+
+	(void)timeout_ms;
+	*body = NULL;
+	for (i = 0; i < nfakes; i++)
+		if (!strcmp(fakes[i].path, path)) {
+			if (fakes[i].rc == 0 || fakes[i].rc == CTL_EREFUSED)
+				*body = strdup(fakes[i].body);
+			else
+				snprintf(err, errlen, "no running bridge at %s (no such socket)", path);
+			return fakes[i].rc;
+		}
+	snprintf(err, errlen, "no running bridge at %s (no such socket)", path);
+	return CTL_ENOBRIDGE;
+}
+
+static int fake_qdiscs(struct nlq_set *s, int timeout_ms, char *err, size_t errlen)
+{
+	(void)timeout_ms;
+	if (!fake_rec) {
+		snprintf(err, errlen, "netlink: socket: Address family not supported by protocol");
+		return -1;
+	}
+	return rec_parse(fake_rec, s, err, errlen);
+}
+
+/* exp_collect's output and what it logged */
+static char *collect(const struct exp_opts *o, struct exp_log *log, int *failed, char **logged)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len), *tmp = tmpfile();
+	int saved;
+	long n;
+
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fileno(tmp), 2);
+	*failed = exp_collect(f, o, log);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	fclose(f);
+	n = ftell(tmp);
+	rewind(tmp);
+	*logged = calloc(1, (size_t)n + 1);
+	if (fread(*logged, 1, (size_t)n, tmp) != (size_t)n)
+		(*logged)[0] = 0;
+	fclose(tmp);
+	return out;
+}
+
+static void test_collect(void)
+{
+	static const char *paths[] = { "/run/choke/bridge-ba.sock", "/run/choke/bridge-eth1.sock",
+				       "/run/choke/bridge-x.sock", "/tmp/other.sock",
+				       "/run/choke/bridge-gone.sock" };
+	struct exp_opts o = { EXP_DEFAULT_LISTEN, paths, 5, "/run/choke", 1, 100, fake_call,
+			      fake_qdiscs };
+	struct exp_log log = { NULL, 0, 0, 0 };
+	struct stats_snapshot s1, s2;
+	struct recording r;
+	char rec[512], *a, *b, *out, *logged;
+	int failed;
+
+	make_snapshot(&s1, "ba", "bz", 2);
+	make_snapshot(&s2, "eth1", "eth2", 1);
+	a = render(&s1);
+	b = render(&s2);
+	snprintf(rec, sizeof(rec), "%s/uml-6.1-ours.nlrec", fixture_dir);
+	CHECK(rec_load(rec, &r) == 0, "%s", rec);
+	fake_rec = &r;
+	nfakes = 0;
+	fakes[nfakes++] = (struct fake_bridge){ paths[0], 0, a };
+	fakes[nfakes++] = (struct fake_bridge){ paths[1], 0, b };
+	fakes[nfakes++] = (struct fake_bridge){ paths[2], CTL_EREFUSED, "busy\n" };
+	fakes[nfakes++] = (struct fake_bridge){ paths[3], 0, "hello\n" };
+
+	out = collect(&o, &log, &failed, &logged);
+	CHECK(failed == 3, "3 failed sources, not %d", failed);
+	CHECK(strstr(out, "choke_exporter_bridge_up{bridge=\"ba\",socket=\"/run/choke/bridge-ba.sock\"} 1\n")
+	      && strstr(out, "choke_exporter_bridge_up{bridge=\"eth1\",socket=\"/run/choke/bridge-eth1.sock\"} 1\n")
+	      && strstr(out, "choke_exporter_bridge_up{bridge=\"x\",socket=\"/run/choke/bridge-x.sock\"} 0\n")
+	      && strstr(out, "choke_exporter_bridge_up{bridge=\"/tmp/other.sock\",socket=\"/tmp/other.sock\"} 0\n")
+	      && strstr(out, "choke_exporter_bridge_up{bridge=\"gone\",socket=\"/run/choke/bridge-gone.sock\"} 0\n"),
+	      "the up gauges:\n%s", out);
+	CHECK(count(out, "# TYPE choke_bridge_sent_packets_total counter\n") == 1 &&
+	      count(out, "\nchoke_bridge_sent_packets_total{bridge=") == 3, "two bridges merged");
+	CHECK(count(out, "\nchoke_qdisc_info{") == 3 && strstr(out, "choke_exporter_qdiscs_up 1\n"),
+	      "the recorded qdiscs");
+	CHECK(!strstr(out, "bridge_scan_up"), "no scan with --socket");
+	CHECK(strlen(out) > 6 && !strcmp(out + strlen(out) - 6, "# EOF\n") && count(out, "# EOF") == 1,
+	      "# EOF once, last");
+	CHECK(strstr(logged, "the bridge at /run/choke/bridge-x.sock refused: busy\n") &&
+	      strstr(logged, "the bridge at /tmp/other.sock answered metrics that do not parse: "
+			     "line 1: a sample of hello before its family's # TYPE\n") &&
+	      strstr(logged, "no running bridge at /run/choke/bridge-gone.sock") &&
+	      count(logged, "\n") == 3, "logged:\n%s", logged);
+	free(out);
+	free(logged);
+	/* the same errors again: logged once only; then one comes back */
+	out = collect(&o, &log, &failed, &logged);
+	CHECK(failed == 3 && logged[0] == 0, "logged again:\n%s", logged);
+	free(out);
+	free(logged);
+	fakes[nfakes++] = (struct fake_bridge){ paths[4], 0, a };
+	out = collect(&o, &log, &failed, &logged);
+	CHECK(failed == 2 && strstr(logged, "/run/choke/bridge-gone.sock: answers again\n") &&
+	      count(logged, "\n") == 1, "recovery logged: %d\n%s", failed, logged);
+	free(out);
+	free(logged);
+	/* the kernel's qdiscs unreadable: their families still there, up 0 */
+	fake_rec = NULL;
+	o.nsockets = 0;
+	o.dir = "/nonexistent";
+	out = collect(&o, &log, &failed, &logged);
+	CHECK(failed == 1 && strstr(out, "choke_exporter_qdiscs_up 0\n") &&
+	      strstr(out, "# TYPE choke_qdisc_sent_packets_total counter\n") &&
+	      !strstr(out, "\nchoke_qdisc_sent_packets_total{") &&
+	      strstr(out, "choke_exporter_bridge_scan_up{dir=\"/nonexistent\"} 1\n") &&
+	      strstr(logged, "choke: exporter: netlink: socket: Address family not supported"),
+	      "netlink down: %d\n%s\n%s", failed, out, logged);
+	free(out);
+	free(logged);
+	exp_log_free(&log);
+	rec_free(&r);
+	free(a);
+	free(b);
+}
+
+/* Two bridges, the recorded qdiscs of sch_libchoke, the exporter's own
+ * gauges: what the exporter serves, but for made-up sources. */
 static int do_exposition(const char *path)
 {
+	static const char *paths[] = { "/run/choke/bridge-ba.sock", "/run/choke/bridge-eth1.sock" };
+	struct exp_opts o = { EXP_DEFAULT_LISTEN, paths, 2, "/run/choke", 1, 100, fake_call,
+			      fake_qdiscs };
+	struct exp_log log = { NULL, 0, 0, 1 };
 	struct stats_snapshot s1, s2;
-	struct om_set set = { NULL, 0, 0 };
-	struct exp_opts o = { EXP_DEFAULT_LISTEN, NULL, 0, "/nonexistent", 0, 100 };
-	struct exp_log log = { NULL, 0, 0, 0 };
-	struct nlq_set qs = { NULL, 0, 0, 0 };
 	struct recording r;
-	char err[300], rec[512], *a, *b;
+	char rec[512], *a, *b;
+	int failed;
 	FILE *f;
 
 	make_snapshot(&s1, "ba", "bz", 2);
@@ -867,21 +1015,23 @@ static int do_exposition(const char *path)
 	a = render(&s1);
 	b = render(&s2);
 	snprintf(rec, sizeof(rec), "%s/uml-6.1-ours.nlrec", fixture_dir);
-	if (om_merge(&set, a, strlen(a), "bridge", "ba", reserved, err, sizeof(err)) ||
-	    om_merge(&set, b, strlen(b), "bridge", "eth1", reserved, err, sizeof(err)) ||
-	    rec_load(rec, &r) || rec_parse(&r, &qs, err, sizeof(err))) {
-		fprintf(stderr, "exporter-tests: %s\n", err);
+	if (rec_load(rec, &r)) {
+		fprintf(stderr, "exporter-tests: cannot load %s\n", rec);
 		return 1;
 	}
+	fake_rec = &r;
+	nfakes = 0;
+	fakes[nfakes++] = (struct fake_bridge){ paths[0], 0, a };
+	fakes[nfakes++] = (struct fake_bridge){ paths[1], 0, b };
 	f = fopen(path, "w");
-	if (!f)
+	if (!f) {
+		fprintf(stderr, "exporter-tests: %s: %s\n", path, strerror(errno));
 		return 1;
-	om_write(f, &set);
-	nlq_write_metrics(f, &qs);
-	exp_collect(f, &o, &log);
-	fclose(f);
-	om_free(&set);
-	nlq_free(&qs);
+	}
+	failed = exp_collect(f, &o, &log);
+	if (fclose(f) || failed)
+		return 1;
+	exp_log_free(&log);
 	rec_free(&r);
 	free(a);
 	free(b);
@@ -903,6 +1053,7 @@ int main(int argc, char **argv)
 	test_http();
 	test_listen();
 	test_labels();
+	test_collect();
 	printf("exporter-tests: %d checks, %d failed\n", checks, fails);
 	return fails ? 1 : 0;
 }
