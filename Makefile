@@ -255,8 +255,9 @@ check: | deps
 		build/clang/src/pkt/flow.o build/clang/src/pkt/ecn.o
 	BUILD=build/gcc sh tests/install.sh
 	@if [ "$$(id -u)" = 0 ]; then CHOKE=./build/gcc/choke sh tests/replay-real.sh && \
-		CHOKE=./build/gcc/choke sh tests/bridge.sh; \
-	else echo "SKIP replay-real, bridge: need root (network namespaces); CI runs them"; fi
+		CHOKE=./build/gcc/choke sh tests/bridge.sh && \
+		CHOKE=./build/gcc/choke sh tests/exporter.sh; \
+	else echo "SKIP replay-real, bridge, exporter: need root (network namespaces); CI runs them"; fi
 	@echo "make check: all passed"
 
 # The kernel module (kmod/, docs/kernel.md), against the running kernel's
