@@ -13,6 +13,8 @@
 VERSION_MAJOR := 0
 VERSION := 0.1.0
 PREFIX ?= /usr/local
+# where the libraries and choke.pc go (Debian: /usr/lib/$(DEB_HOST_MULTIARCH))
+LIBDIR ?= $(PREFIX)/lib
 DESTDIR ?=
 CC ?= cc
 BUILD ?= build
@@ -92,14 +94,14 @@ DEMO_SRC := src/cli/demo_main.c src/cli/cmd_sim.c src/cli/cmd_demo_open_loop.c \
 	src/cli/workload.c src/cli/cmd_params.c src/cli/opt.c
 DEMO_OBJ := $(DEMO_SRC:%.c=$(BUILD)/%.o) $(SIM_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all demo check check-one bench bench-fwd install uninstall clean fuzz
+.PHONY: all demo check check-one bench bench-fwd install uninstall clean fuzz deb check-deb
 all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST) $(DEMO)
 
 # The packages of the goals on the command line (tools/deps.sh TARGET):
 # check-one is check's; anything but the names below (all, install, a
 # file) is build's; clean and uninstall need none.
 DEPS ?= yes
-DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel
+DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel deb check-deb
 deps_of = $(if $(filter check-one,$1),check,$(if $(filter $(DEPS_GOALS),$1),$1,$(if \
 	$(filter clean uninstall,$1),,build)))
 DEPS_FOR := $(sort $(foreach g,$(or $(MAKECMDGOALS),all),$(call deps_of,$g)))
@@ -138,13 +140,13 @@ $(STATIC): $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(SHARED): $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,$(SONAME) $(SAN) -o $@ $^ $(LDLIBS)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(SAN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 	ln -sf libchoke.so.$(VERSION) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/libchoke.so
 
 # the installed command: libc, libm and libpcap only (tests/install.sh)
 $(CHOKE): $(CLI_OBJ) $(STATIC)
-	$(CC) $(SAN) -o $@ $(CLI_OBJ) $(STATIC) $(PCAP_LIBS) $(LDLIBS)
+	$(CC) $(SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(PCAP_LIBS) $(LDLIBS)
 
 # the benchmarks (not installed): the core, flow keys, the replay, DPDK's rte_red
 $(BENCH): $(BENCH_OBJ) $(BUILD)/src/replay/replay.o $(STATIC)
@@ -177,7 +179,7 @@ $(MKPCAP): tests/mkpcap.c tests/pktbuild.h $(STATIC) | deps
 # libc and libm only: `make demo` works on a machine with nothing but a C
 # compiler (tests/fresh.sh); its output is `choke demo`'s (tests/demo.sh)
 $(DEMO): $(DEMO_OBJ) $(STATIC)
-	$(CC) $(SAN) -o $@ $(DEMO_OBJ) $(STATIC) $(LDLIBS)
+	$(CC) $(SAN) $(LDFLAGS) -o $@ $(DEMO_OBJ) $(STATIC) $(LDLIBS)
 
 demo: $(DEMO) | deps
 	./$(DEMO)
@@ -270,6 +272,16 @@ kmod: | deps
 check-kernel: | deps
 	sh tests/kernel/check-kernel.sh
 
+# The Debian packages (debian/, docs/operations.md): dpkg-buildpackage -b
+# in a copy of the working tree, the packages and lintian's report in
+# build/deb/ (tools/build-deb.sh); check-deb installs them into a fresh
+# Debian 12 root, boots it with systemd-nspawn and purges them (tests/deb.sh).
+deb: | deps
+	sh tools/build-deb.sh
+
+check-deb: deb | deps
+	sh tests/deb.sh
+
 bench: $(BENCH) | deps
 	./$(BENCH)
 
@@ -278,28 +290,29 @@ bench-fwd: $(CHOKE) $(BLAST) | deps
 	CHOKE=./$(CHOKE) BLAST=./$(BLAST) sh bench/fwd.sh
 
 install: all $(BUILD)/choke.pc
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/choke \
-		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include/choke \
+		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libchoke.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
-	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libchoke.so
+	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
+	ln -sf libchoke.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libchoke.so
 	install -m 644 include/choke/*.h $(DESTDIR)$(PREFIX)/include/choke/
 	install -m 755 $(CHOKE) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(BUILD)/choke.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 $(BUILD)/choke.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 644 man/choke.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -d $(DESTDIR)$(SCENARIO_DIR)
 	install -m 644 $(wildcard scenarios/*) $(DESTDIR)$(SCENARIO_DIR)/
 	$(if $(DESTDIR),,-ldconfig 2>/dev/null)
 
-$(BUILD)/choke.pc: choke.pc.in $(BUILD)/prefix
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' choke.pc.in >$@.tmp
+$(BUILD)/choke.pc: choke.pc.in $(BUILD)/prefix FORCE
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		choke.pc.in >$@.tmp
 	mv $@.tmp $@
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libchoke.* $(DESTDIR)$(PREFIX)/bin/choke \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig/choke.pc \
+	rm -f $(DESTDIR)$(LIBDIR)/libchoke.* $(DESTDIR)$(PREFIX)/bin/choke \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/choke.pc \
 		$(DESTDIR)$(PREFIX)/share/man/man1/choke.1
 	rm -rf $(DESTDIR)$(PREFIX)/include/choke $(DESTDIR)$(PREFIX)/share/choke
 
