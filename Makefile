@@ -186,13 +186,15 @@ demo: $(DEMO) | deps
 
 # Fuzz targets: each with its driver (replays files, used by check) and,
 # with clang, its libFuzzer build (make fuzz).
-FUZZ_TARGETS := flow params replay ctl scenario set
+FUZZ_TARGETS := flow params replay ctl scenario set exporter
 FUZZ_SRC_flow := fuzz/fuzz_flow.c
 FUZZ_SRC_params := fuzz/fuzz_params.c
 FUZZ_SRC_replay := fuzz/fuzz_replay.c src/replay/replay.c
 FUZZ_SRC_ctl := fuzz/fuzz_ctl.c src/bridge/control.c src/bridge/config.c
 FUZZ_SRC_scenario := fuzz/fuzz_scenario.c $(SIM_SRC)
 FUZZ_SRC_set := fuzz/fuzz_set.c $(SIM_SRC)
+FUZZ_SRC_exporter := fuzz/fuzz_exporter.c src/exporter/http.c src/exporter/merge.c \
+	src/exporter/nlqdisc.c src/exporter/qdisc_om.c
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=c11 -g -O1 -Iinclude -D_GNU_SOURCE \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -211,6 +213,7 @@ build/fuzz/fuzz_%: fuzz/fuzz_%.c $(HDRS) $(FUZZ_LIB_SRC) src/replay/replay.c | d
 	clang $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC_$*) $(FUZZ_LIB_SRC) $(PCAP_LIBS) -lm
 
 $(BUILD)/fuzz-driver-ctl build/fuzz/fuzz_ctl: src/bridge/control.c src/bridge/config.c
+$(BUILD)/fuzz-driver-exporter build/fuzz/fuzz_exporter: $(EXPORTER_SRC)
 
 # Run every target for FUZZ_SECONDS from the seed corpus; a crash fails
 # (its input is left in build/fuzz/crash-TARGET-*: add it to fuzz/regress/).

@@ -239,7 +239,7 @@ static int om_sample(struct om_family *f, const char *l, size_t len, const char 
 				return om_fail(ps, "a label without =\"value\"");
 			for (i += 2; i < len && l[i] != '"'; i++)
 				if (l[i] == '\\') {
-					if (i + 1 >= len || !strchr("\\\"n", l[i + 1]))
+					if (i + 1 >= len || !l[i + 1] || !strchr("\\\"n", l[i + 1]))
 						return om_fail(ps, "a bad escape in a label value");
 					i++;
 				}
@@ -261,9 +261,11 @@ static int om_sample(struct om_family *f, const char *l, size_t len, const char 
 		return om_fail(ps, "no value after the name and labels");
 	rest = l + i;
 	rlen = len - i;
-	vlen = strcspn(rest + 1, " ");
-	if (vlen > rlen - 1)
-		vlen = rlen - 1;
+	{
+		const char *sp = memchr(rest + 1, ' ', rlen - 1);
+
+		vlen = sp ? (size_t)(sp - (rest + 1)) : rlen - 1;
+	}
 	if (!om_number(rest + 1, vlen))
 		return om_fail(ps, "the value is not a number");
 	if (1 + vlen < rlen) {
