@@ -100,6 +100,10 @@ if [ ! -s "$img" ]; then
 		exit 2
 	fi
 	tar -C "$root" -cf "$img.partial.$$" . && mv "$img.partial.$$" "$img" || exit 2
+	# the images of other package lists are stale (about 600 MB each)
+	for old in "$cache"/bookworm-deb-*.tar; do
+		[ "$old" = "$img" ] || rm -f "$old"
+	done
 	rm -rf --one-file-system "$root" && mkdir "$root"
 fi
 say "unpacking $(basename "$img")"
