@@ -2,13 +2,18 @@
 """contrib/grafana/choke.json against an exposition of `choke exporter`:
 the dashboard is valid JSON with the parts Grafana needs (panels with unique
 ids and a place on the grid, targets with unique refIds and an expression),
-and every metric any query or variable names is a family of the exposition
-(a summary's _sum and _count count as its family).
+every metric any query or variable names is a family of the exposition
+(a summary's _sum and _count count as its family), and every panel's query
+parses as PromQL (promtool check rules, with Grafana's variables replaced
+by values).
 
     dashboard-check.py DASHBOARD.json EXPOSITION.txt"""
 import json
+import os
 import re
+import subprocess
 import sys
+import tempfile
 
 dash_path, expo_path = sys.argv[1], sys.argv[2]
 fails = []
@@ -73,8 +78,30 @@ for where, e in exprs:
         used.add(name)
         if not known(name):
             fails.append("%s queries %s, which the exposition does not have" % (where, name))
+# each panel query as a recording rule, Grafana's variables given values
+rules = ["groups:", "  - name: dashboard", "    rules:"]
+n = 0
+for where, e in exprs:
+    if e.startswith("label_values("):
+        continue
+    e = e.replace("$__rate_interval", "5m")
+    e = re.sub(r"\$\{?[a-z_]+\}?", ".*", e)
+    n += 1
+    rules.append("      - record: dashboard:query%d" % n)
+    rules.append("        expr: %s" % json.dumps(e))
+with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as t:
+    t.write("\n".join(rules) + "\n")
+try:
+    p = subprocess.run(["promtool", "check", "rules", t.name], capture_output=True, text=True)
+    if p.returncode != 0:
+        fails.append("a query does not parse as PromQL: " + (p.stdout + p.stderr).strip()[-500:])
+except FileNotFoundError:
+    fails.append("promtool is missing (Debian: prometheus)")
+finally:
+    os.unlink(t.name)
+
 for f in fails:
     print("FAIL dashboard: " + f)
-print("%s dashboard: %d panels, %d queries, %d metrics, all in the exposition" %
-      ("ok  " if not fails else "FAIL", len(ids), len(exprs), len(used)))
+print("%s dashboard: %d panels, %d queries (%d checked by promtool), %d metrics, all in the exposition" %
+      ("ok  " if not fails else "FAIL", len(ids), len(exprs), n, len(used)))
 sys.exit(1 if fails else 0)
