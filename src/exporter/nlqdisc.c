@@ -63,6 +63,23 @@ static uint32_t nlq_u32(const uint8_t *p)
 	return v;
 }
 
+/* The error a netlink ack or NLMSG_DONE carries: 0, or a positive errno.
+ * The kernel sends a negative errno; anything else (a positive value, or
+ * INT_MIN, whose negation does not fit an int) is reported as EPROTO. */
+static int nlq_errno(const uint8_t *payload, size_t plen, int if_short)
+{
+	int32_t e;
+
+	if (plen < sizeof(e))
+		return if_short;
+	e = (int32_t)nlq_u32(payload);
+	if (e == 0)
+		return 0;
+	if (e > 0 || e < -4095)
+		return EPROTO;
+	return -e;
+}
+
 static uint64_t nlq_u64(const uint8_t *p)
 {
 	uint64_t v;
@@ -267,19 +284,19 @@ static int nlq_walk(const void *buf, size_t len, uint32_t seq, uint16_t want, nl
 				s->intr = 1;
 			if (h.nlmsg_type == NLMSG_DONE) {
 				/* a dump that failed says so in NLMSG_DONE */
-				e = plen >= sizeof(int) ? (int)nlq_u32(p + NLMSG_HDRLEN) : 0;
-				if (e < 0) {
+				e = nlq_errno(p + NLMSG_HDRLEN, plen, 0);
+				if (e) {
 					snprintf(err, errlen, "netlink: the dump failed: %s",
-						 strerror(-e));
+						 strerror(e));
 					return -1;
 				}
 				return s->intr ? NLQ_INTR : NLQ_DONE;
 			}
 			if (h.nlmsg_type == NLMSG_ERROR) {
-				e = plen >= sizeof(int) ? (int)nlq_u32(p + NLMSG_HDRLEN) : -EPROTO;
-				if (e < 0) {
+				e = nlq_errno(p + NLMSG_HDRLEN, plen, EPROTO);
+				if (e) {
 					snprintf(err, errlen, "netlink: the kernel refused the "
-						 "dump: %s", strerror(-e));
+						 "dump: %s", strerror(e));
 					return -1;
 				}
 			} else if (h.nlmsg_type == want && fn(p + NLMSG_HDRLEN, plen, s, err, errlen)) {
