@@ -323,6 +323,13 @@ if [ -f "$OURS_KO" ] && echo "$IMPLS" | grep -q ours; then
 	fi
 fi
 
+# The patch series: mainline's sch_choke.c unpatched and patched.
+if [ -n "${CHOKE_UPSTREAM_MODS:-}" ]; then
+	log "===== the patch series (guest-upstream.sh)"
+	. tests/kernel/guest-upstream.sh
+	upstream_suite || fails=$((fails + 1))
+fi
+
 # The user reproducer once more with no choke qdisc available at all.
 log "===== reproducer without any choke module"
 timeout 60 sh tests/kernel/mainline-stall.sh --config full --seconds 5 > "$RUN/stall-nomodule.log" 2>&1

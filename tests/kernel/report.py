@@ -538,6 +538,107 @@ def report_root(rep, run, impls):
             rep.fail("%s: traffic through a root choke failed" % impl)
 
 
+def kv_file(path):
+    kv = {}
+    for line in read(path).splitlines():
+        parts = line.split(None, 1)
+        if len(parts) == 2:
+            kv[parts[0]] = parts[1]
+    return kv
+
+
+def choke_json(text):
+    """The choke object of a `tc -s -j qdisc show` line, or None."""
+    try:
+        return next((q for q in json.loads(text) if q.get("kind") == "choke"), None)
+    except ValueError:
+        return None
+
+
+def report_upstream(rep, run):
+    """The patch series' evidence: mainline's sch_choke.c unpatched and
+    patched (out of tree), each through tdc, the selftest, the leak check
+    and the IPv6 aliasing case (guest-upstream.sh)."""
+    base = os.path.join(run, "upstream")
+    rep.p("")
+    rep.p("The patch series (upstream/linux/): mainline sch_choke.c unpatched and patched, out of tree")
+    if not os.path.isdir(base):
+        rep.fail("upstream: no results (guest-upstream.sh did not run)")
+        return
+    rows, alias_rows = [], []
+    frac = {}
+    for impl in ("unpatched", "patched"):
+        d = os.path.join(base, impl)
+        load = kv_file(os.path.join(d, "load.txt"))
+        if not os.path.isdir(d) or "load ok" not in read(os.path.join(d, "load.txt")):
+            rep.fail("upstream %s: module not loaded" % impl)
+            continue
+        tdc = read(os.path.join(d, "tdc.txt"))
+        t_ok = len(re.findall(r"^ok \d+", tdc, re.M))
+        t_bad = len(re.findall(r"^not ok \d+", tdc, re.M))
+        st = read(os.path.join(d, "selftest.txt"))
+        st_kv = kv_file(os.path.join(d, "selftest.txt"))
+        st_exit = st_kv.get("selftest-exit", "?")
+        verdicts = " ".join("%s %s" % m for m in re.findall(r"\[(\w+)\] (PASS|FAIL)", st))
+        lk = kv_file(os.path.join(d, "leak.txt"))
+        try:
+            skb_st = int(st_kv["skb_after"]) - int(st_kv["skb_before"])
+            held_r = int(lk["skb_loaded_reset"]) - int(lk["skb_base"])
+            left_r = int(lk["skb_after_reset"]) - int(lk["skb_base"])
+            held_d = int(lk["skb_loaded_destroy"]) - int(lk["skb_base"])
+            left_d = int(lk["skb_after_destroy"]) - int(lk["skb_base"])
+        except (KeyError, ValueError):
+            rep.fail("upstream %s: leak results missing" % impl)
+            continue
+        qr = choke_json(lk.get("loaded_reset", "")) or {}
+        probs = [l for l in read(os.path.join(d, "dmesg-problems.txt")).splitlines() if l.strip()]
+        rows.append((impl, "%d/%d" % (t_ok, t_ok + t_bad), "exit %s: %s" % (st_exit, verdicts), skb_st,
+                     "%s queued, %d held, %d left" % (qr.get("qlen", "?"), held_r, left_r),
+                     "%d held, %d left" % (held_d, left_d), load.get("kmemleak_choke", "n/a"), len(probs)))
+        for fam in ("4", "6"):
+            q = choke_json(kv_file(os.path.join(d, "alias.txt")).get("alias" + fam, ""))
+            if not q:
+                rep.fail("upstream %s: alias IPv%s result missing" % (impl, fam))
+                continue
+            offered = q["packets"] + q["drops"] + q["qlen"]
+            f = q["matched"] / float(offered) if offered else 0.0
+            frac[(impl, fam)] = f
+            alias_rows.append((impl, "IPv" + fam, offered, q["matched"], "%.3f" % f, q["early"], q["pdrop"]))
+        if t_ok != 8 or t_bad:
+            rep.fail("upstream %s: tdc choke.json %d ok, %d not ok (8 cases)" % (impl, t_ok, t_bad))
+        if impl == "patched":
+            if st_exit != "0":
+                rep.fail("upstream patched: the selftest failed: %s" % verdicts)
+            if skb_st > 32 or left_r > 32 or left_d > 32:
+                rep.fail("upstream patched: sk_buffs left behind: selftest %d, reset %d, destroy %d" % (skb_st, left_r, left_d))
+            if held_r < 500:
+                rep.fail("upstream patched: the leak case did not load the qdisc (%d sk_buffs held)" % held_r)
+            if load.get("kmemleak_choke", "0") not in ("0", "n/a", "-"):
+                rep.fail("upstream patched: kmemleak reports objects with choke in their backtrace")
+            if probs:
+                rep.fail("upstream patched: %d suspicious kernel log lines, first: %s" % (len(probs), probs[0]))
+        else:
+            if st_exit != "1" or "full FAIL" not in verdicts:
+                rep.fail("upstream unpatched: the selftest did not catch the wedge (%s)" % verdicts)
+            if left_r < 500:
+                rep.fail("upstream unpatched: expected the wedged ring's packets to survive a reset, %d left" % left_r)
+            if probs:
+                rep.p("  unpatched: %d suspicious kernel log lines, first: %s" % (len(probs), probs[0]))
+        if load.get("rmmod") != "ok":
+            rep.fail("upstream %s: rmmod failed" % impl)
+    table(rep, ("mainline", "tdc choke.json", "selftest sch_choke_wedge.sh", "skb delta",
+                "reset of a loaded qdisc", "delete of a loaded qdisc", "kmemleak w/ choke", "dmesg warnings"), rows)
+    rep.p("")
+    rep.p("  8 UDP flows, equal ports, one source, 8 destinations (matched = arrivals dropped with a queued packet of 'their' flow):")
+    table(rep, ("mainline", "family", "offered", "matched", "matched/offered", "early", "pdrop"), alias_rows)
+    if len(frac) == 4:
+        if frac[("unpatched", "6")] < 1.8 * frac[("unpatched", "4")]:
+            rep.fail("upstream: unpatched IPv6 flows did not alias (%.3f vs IPv4 %.3f)" % (frac[("unpatched", "6")], frac[("unpatched", "4")]))
+        r = frac[("patched", "6")] / frac[("patched", "4")] if frac[("patched", "4")] else 0
+        if not 0.7 <= r <= 1.4:
+            rep.fail("upstream: patched IPv6 flows are not told apart like IPv4 ones (%.3f vs %.3f)" % (frac[("patched", "6")], frac[("patched", "4")]))
+
+
 def report(run, logpath):
     rep = Report()
     impls = [i for i in ("mainline", "ours") if os.path.isdir(os.path.join(run, i))]
@@ -552,6 +653,10 @@ def report(run, logpath):
         except Exception as e:  # a broken result file must not hide the rest
             rep.fail("%s: %s: %s" % (fn.__name__, type(e).__name__, e))
     report_root(rep, run, impls)
+    try:
+        report_upstream(rep, run)
+    except Exception as e:
+        rep.fail("report_upstream: %s: %s" % (type(e).__name__, e))
     nm = read(os.path.join(run, "stall-nomodule.log"))
     rep.p("")
     rep.p("Reproducer without any choke qdisc: " + " | ".join(l.replace("mainline-stall: ", "") for l in nm.splitlines()))
