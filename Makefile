@@ -174,12 +174,20 @@ check:
 # The kernel module (kmod/, docs/kernel.md), against the running kernel's
 # headers or KDIR=...; and its User-Mode Linux harness (not part of check:
 # it builds a kernel; .ci/run runs it after check).
-.PHONY: kmod check-kernel
+.PHONY: kmod check-kernel kernel-fuzz bench-kernel
 kmod:
 	$(MAKE) -C kmod $(if $(KDIR),KDIR=$(KDIR))
 
 check-kernel:
 	sh tests/kernel/check-kernel.sh
+
+# The netlink fuzzer, 10^5 requests against mainline and ours in UML, and
+# the per-packet cost table (docs/kernel.md has the results of both).
+kernel-fuzz:
+	sh tests/kernel/kernel-fuzz.sh
+
+bench-kernel:
+	sh tests/kernel/bench-kernel.sh
 
 bench: $(CHOKE)
 	./$(CHOKE) bench

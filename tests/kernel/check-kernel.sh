@@ -82,6 +82,8 @@ done
 
 step "tools for the guest"
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$OUT/choke-nl" tests/kernel/choke-nl.c
+gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-o "$OUT/choke-nlfuzz" tests/kernel/choke-nlfuzz.c
 rm -rf "$RUN"; mkdir -p "$RUN"
 python3 tests/kernel/report.py gen-batch "$RUN" $( [ $QUICK = 1 ] && echo --quick ) | tee -a "$LOG"
 
@@ -91,7 +93,7 @@ set +e
 sh tests/kernel/uml-boot.sh "$KDIR" "$RUN" $limit tests/kernel/guest-suite.sh \
 	CHOKE_KMOD="$OUT/mod-um/kmod/sch_libchoke.ko" CHOKE_NL="$OUT/choke-nl" \
 	CHOKE_BATCH="$RUN/config.batch" CHOKE_QUICK=$QUICK CHOKE_IMPLS=$IMPLS \
-	CHOKE_UPSTREAM_MODS="$OUT/upstream-mods"
+	CHOKE_UPSTREAM_MODS="$OUT/upstream-mods" CHOKE_FUZZ="$OUT/choke-nlfuzz"
 urc=$?
 set -e
 if [ $urc -eq 124 ] || [ $urc -eq 137 ]; then step "UML did not finish within $limit s (killed)"; fi

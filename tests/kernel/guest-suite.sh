@@ -330,6 +330,16 @@ if [ -n "${CHOKE_UPSTREAM_MODS:-}" ]; then
 	upstream_suite || fails=$((fails + 1))
 fi
 
+# The netlink fuzzer, a short run against mainline and ours (make
+# kernel-fuzz runs 10^5 requests each).
+if [ -n "${CHOKE_FUZZ:-}" ] && [ -n "${CHOKE_UPSTREAM_MODS:-}" ]; then
+	log "===== netlink fuzzer smoke (guest-fuzz.sh)"
+	. tests/kernel/guest-fuzz.sh
+	CHOKE_FUZZ_IMPLS="mainline=$CHOKE_UPSTREAM_MODS/unpatched/sch_choke.ko,ours=$OURS_KO"
+	CHOKE_FUZZ_COUNT=$([ "$QUICK" = 1 ] && echo 1000 || echo 3000)
+	fuzz_suite
+fi
+
 # The user reproducer once more with no choke qdisc available at all.
 log "===== reproducer without any choke module"
 timeout 60 sh tests/kernel/mainline-stall.sh --config full --seconds 5 > "$RUN/stall-nomodule.log" 2>&1

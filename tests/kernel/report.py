@@ -4,6 +4,8 @@
   report.py gen-batch OUTDIR [--quick]   tc batch of the configuration cases
   report.py report RUNDIR LOG            compare mainline and ours, print the
                                          summary, write LOG; exit 1 on failure
+  report.py bench BENCH_TXT              the cost table of guest-bench.sh
+  report.py fuzz RUNDIR                  the netlink fuzzer's table (guest-fuzz.sh)
 
 The configuration cases come from tests/vectors/params.vec (what stock tc
 accepts): each as the root qdisc, some also changed in place and some as a
@@ -657,6 +659,10 @@ def report(run, logpath):
         report_upstream(rep, run)
     except Exception as e:
         rep.fail("report_upstream: %s: %s" % (type(e).__name__, e))
+    try:
+        report_fuzz(rep, run)
+    except Exception as e:
+        rep.fail("report_fuzz: %s: %s" % (type(e).__name__, e))
     nm = read(os.path.join(run, "stall-nomodule.log"))
     rep.p("")
     rep.p("Reproducer without any choke qdisc: " + " | ".join(l.replace("mainline-stall: ", "") for l in nm.splitlines()))
@@ -674,12 +680,163 @@ def report(run, logpath):
     return 1 if rep.failures else 0
 
 
+# ------------------------------------------------------------------ fuzz
+
+FUZZ_KEYS = ("requests", "accepted", "refused", "accepted_against_model", "refused_against_model",
+             "dump_differs", "dump_missing", "socket_failures")
+DMESG_KEYS = ("dmesg_warn", "dmesg_bug", "dmesg_ubsan", "dmesg_lock", "dmesg_corruption")
+
+
+def fuzz_results(run):
+    base = os.path.join(run, "fuzz")
+    out = []
+    for impl in ("mainline", "ours"):
+        path = os.path.join(base, impl, "result.txt")
+        if os.path.exists(path):
+            out.append((impl, kv_file(path), os.path.join(base, impl)))
+    return out
+
+
+def fuzz_table(rows):
+    lines = ["| module | requests | accepted | refused (errno: count) | against the model | dumps differing | "
+             "WARN / BUG / UBSAN / lockdep / corruption | netlink log warnings | sk_buffs before → after | "
+             "kmemleak (with choke) | rmmod |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for impl, kv, _ in rows:
+        errnos = ", ".join("%s: %s" % (k.split("_")[-1], v) for k, v in sorted(kv.items()) if k.startswith("refused_errno_"))
+        lines.append("| %s | %s | %s | %s (%s) | %s accepted, %s refused | %s | %s | %s | %s → %s | %s (%s) | %s |" % (
+            impl, kv.get("requests"), kv.get("accepted"), kv.get("refused"), errnos,
+            kv.get("accepted_against_model"), kv.get("refused_against_model"), kv.get("dump_differs"),
+            " / ".join(kv.get(k, "?") for k in DMESG_KEYS), kv.get("dmesg_netlink"),
+            kv.get("skb_before"), kv.get("skb_after"), kv.get("kmemleak_objects", "n/a"),
+            kv.get("kmemleak_choke", "n/a"), kv.get("rmmod")))
+    return lines
+
+
+def fuzz_check(rep, rows):
+    for impl, kv, _ in rows:
+        problems = []
+        for k in ("accepted_against_model", "refused_against_model", "dump_differs", "dump_missing",
+                  "socket_failures") + DMESG_KEYS:
+            if kv.get(k, "0") != "0":
+                problems.append("%s %s" % (k, kv.get(k)))
+        if kv.get("rmmod") != "ok":
+            problems.append("rmmod %s" % kv.get("rmmod"))
+        if kv.get("kmemleak_choke", "0") not in ("0",):
+            problems.append("kmemleak_choke %s" % kv.get("kmemleak_choke"))
+        try:
+            if int(kv.get("skb_after", "0")) - int(kv.get("skb_before", "0")) > 64:
+                problems.append("sk_buffs %s -> %s" % (kv.get("skb_before"), kv.get("skb_after")))
+        except ValueError:
+            problems.append("no slab counts")
+        if not kv.get("requests") or kv.get("requests") == "0":
+            problems.append("no requests sent")
+        if problems:
+            (rep.fail if impl == "ours" else rep.p)("fuzz %s: %s" % (impl, ", ".join(problems)))
+
+
+def report_fuzz(rep, run):
+    rows = fuzz_results(run)
+    rep.p("")
+    rep.p("Netlink fuzzer (choke-nlfuzz, under load)")
+    if not any(impl == "ours" for impl, _, _ in rows):
+        rep.fail("fuzz: no results for our module")
+        return
+    for line in fuzz_table(rows):
+        rep.p("  " + line)
+    fuzz_check(rep, rows)
+
+
+def fuzz(run):
+    rep = Report()
+    rows = fuzz_results(run)
+    for line in fuzz_table(rows):
+        rep.p(line)
+    fuzz_check(rep, rows)
+    if not any(impl == "ours" for impl, _, _ in rows):
+        rep.fail("fuzz: no results for our module")
+    return 1 if rep.failures else 0
+
+
+# ------------------------------------------------------------------ bench
+
+STATES = (("short", "tbf 10gbit, queue short, 64 flows"),
+          ("standing", "tbf 10mbit, standing queue, 64 flows"),
+          ("standing4", "tbf 10mbit, standing queue, 4 flows"))
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
+
+
+def bench(path):
+    """The table of guest-bench.sh's results: ns per offered packet
+    (median and range over rounds) and the ratio to mainline, taken within
+    each round, with the choke counters per offered packet."""
+    rounds, cur = [], None
+    for line in read(path).splitlines():
+        if line.startswith("round "):
+            cur = {}
+            rounds.append(cur)
+        elif line.startswith("run ") and cur is not None:
+            kv = dict(w.split("=", 1) for w in line.split(" stats=")[0].split()[1:])
+            stats = line.split(" stats=", 1)[1] if " stats=" in line else "[]"
+            try:
+                usec, sofar, errors = int(kv["usec"]), int(kv["sofar"]), int(kv["errors"])
+            except (KeyError, ValueError):
+                continue
+            offered = sofar + errors
+            q = choke_json(stats) or {}
+            cur[(kv["state"], kv["impl"])] = {
+                "ns": usec * 1000.0 / offered if offered else float("nan"),
+                "offered": offered, "q": q}
+    impls = []
+    for r in rounds:
+        for (_, impl) in r:
+            if impl not in impls:
+                impls.append(impl)
+    out = []
+    out.append("%d rounds; ns per offered packet: median (min-max over rounds); ratio: to mainline in the same round, median (min-max)" % len(rounds))
+    for state, what in STATES:
+        out.append("")
+        out.append("%s (%s):" % (state, what))
+        out.append("")
+        out.append("| qdisc | ns/packet | ratio to mainline | Mpps | early | matched | pdrop | per 10^6 offered: pdrop |")
+        out.append("|---|---|---|---|---|---|---|---|")
+        for impl in impls:
+            ns = [r[(state, impl)]["ns"] for r in rounds if (state, impl) in r]
+            if not ns:
+                continue
+            ratios = [r[(state, impl)]["ns"] / r[(state, "mainline")]["ns"] for r in rounds
+                      if (state, impl) in r and (state, "mainline") in r]
+            runs = [r[(state, impl)] for r in rounds if (state, impl) in r]
+            off = sum(x["offered"] for x in runs)
+            def tot(k):
+                return sum(int(x["q"].get(k, 0) or 0) for x in runs)
+            pdrop = tot("pdrop")
+            row = "| %s | %.0f (%.0f-%.0f) | %s | %.2f | %s | %s | %s | %.1f |" % (
+                impl, median(ns), min(ns), max(ns),
+                "%.2f (%.2f-%.2f)" % (median(ratios), min(ratios), max(ratios)) if ratios else "-",
+                1000.0 / median(ns),
+                "%.3f" % (tot("early") / float(off)) if impl != "pfifo" else "-",
+                "%.4f" % (tot("matched") / float(off)) if impl != "pfifo" else "-",
+                pdrop, pdrop * 1e6 / off if off else 0)
+            out.append(row)
+    return "\n".join(out)
+
+
 def main(argv):
     if len(argv) >= 2 and argv[0] == "gen-batch":
         gen_batch(argv[1], "--quick" in argv)
         return 0
     if len(argv) == 3 and argv[0] == "report":
         return report(argv[1], argv[2])
+    if len(argv) == 2 and argv[0] == "fuzz":
+        return fuzz(argv[1])
+    if len(argv) == 2 and argv[0] == "bench":
+        print(bench(argv[1]))
+        return 0
     sys.stderr.write(__doc__)
     return 2
 
