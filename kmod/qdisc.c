@@ -289,14 +289,18 @@ static struct sk_buff *libchoke_dequeue(struct Qdisc *sch)
  * every packet that cannot be marked (ARP included, which cuts the link off
  * for IP too). An empty peek is where the queue goes idle: start the idle
  * period there as dequeue would (the core's dequeue of an empty queue does
- * only that).
+ * only that), as long as the average is above the min threshold. Below it
+ * every arrival is admitted whatever the average, and arrivals wear it down
+ * as in mainline; not reading the clock there keeps a short queue, where
+ * peeks find it empty after every packet, as cheap as mainline's.
  */
 static struct sk_buff *libchoke_peek(struct Qdisc *sch)
 {
 	struct libchoke_sched *q = qdisc_priv(sch);
 	struct sk_buff *skb = choke_peek(&q->core);
 
-	if (!skb && choke_dequeue_needs_time(&q->core))
+	if (!skb && choke_dequeue_needs_time(&q->core) &&
+	    choke_qavg_scaled(&q->core) > ((u64)q->cfg.qth_min << q->cfg.Wlog))
 		choke_dequeue(&q->core, ktime_get_ns(), NULL);
 	return skb;
 }

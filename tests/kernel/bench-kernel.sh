@@ -6,9 +6,11 @@
 # round.
 #
 #   tests/kernel/bench-kernel.sh [--rounds N] [--seconds S] [--before REV]
+#                                [--extra NAME=PATH.ko]... [--states "short standing standing4"]
 #
 # --before REV also measures our module as it was at git revision REV
-# (e.g. the commit before a change), as "ours@REV".
+# (e.g. the commit before a change), as "ours@REV"; --extra NAME=PATH.ko
+# (repeatable) any other choke module built against build/kernel/linux-bench-6.1.
 # Needs what check-kernel needs (linux-source-6.1, gcc, make, python3);
 # builds its own UML kernel, without the debugging options of check-kernel's
 # (tests/kernel/build-uml.sh --bench), if it is not cached. Results:
@@ -18,12 +20,14 @@ cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 OUT=$ROOT/build/kernel/bench
 KDIR=$ROOT/build/kernel/linux-bench-6.1
-ROUNDS=5 SECS=3 BEFORE=
+ROUNDS=6 SECS=2 BEFORE= EXTRA= STATES="short standing standing4"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) ROUNDS=$2; shift 2 ;;
 	--seconds) SECS=$2; shift 2 ;;
 	--before) BEFORE=$2; shift 2 ;;
+	--extra) EXTRA="$EXTRA $2"; shift 2 ;;
+	--states) STATES=$2; shift 2 ;;
 	*) echo "bench-kernel: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -48,9 +52,27 @@ if [ -n "$BEFORE" ]; then
 	make -s -C "$KDIR" ARCH=um M="$b/kmod" modules > "$b.log" 2>&1 || { cat "$b.log"; exit 1; }
 	IMPLS="$IMPLS ours@$rev=$b/kmod/sch_libchoke.ko"
 fi
+IMPLS="$IMPLS$EXTRA"
+n_impls=$(echo "$IMPLS" | wc -w)
 
-echo "bench-kernel: UML, $ROUNDS rounds of ${SECS}s runs (about $((ROUNDS * SECS * 3 * 5 / 60 + 1)) minutes)"
-sh tests/kernel/uml-boot.sh "$KDIR" "$OUT/run" $((ROUNDS * 3 * 5 * (SECS + 4) + 120)) tests/kernel/guest-bench.sh \
-	CHOKE_BENCH_IMPLS="$(echo "$IMPLS" | tr ' ' ',')" CHOKE_BENCH_ROUNDS="$ROUNDS" CHOKE_BENCH_SECONDS="$SECS" || true
+runs=$((ROUNDS * $(echo $STATES | wc -w) * (2 * n_impls + 1)))
+echo "bench-kernel: UML, $ROUNDS rounds, $runs runs of ${SECS}s (about $((runs * (SECS + 5) / 60 + 1)) minutes)"
+# UML and, beside it, the sampler of its CPU time (bench-sampler.py)
+rm -rf "$OUT/run"; mkdir -p "$OUT/run"; : > "$OUT/run/marks"
+sh tests/kernel/uml-boot.sh "$KDIR" "$OUT/run" $((runs * (SECS + 15) + 300)) tests/kernel/guest-bench.sh \
+	CHOKE_BENCH_IMPLS="$(echo "$IMPLS" | tr ' ' ',')" CHOKE_BENCH_ROUNDS="$ROUNDS" CHOKE_BENCH_SECONDS="$SECS" \
+	CHOKE_BENCH_STATES="$(echo $STATES | tr ' ' ',')" &
+boot=$!
+uml=
+for i in $(seq 100); do
+	for c in $(pgrep -P "$boot" timeout 2>/dev/null); do uml=$(pgrep -P "$c" | head -1); done
+	[ -n "$uml" ] && break
+	sleep 0.1
+done
+[ -n "$uml" ] || { echo "bench-kernel: UML did not start" >&2; wait $boot; exit 1; }
+python3 tests/kernel/bench-sampler.py "$uml" "$OUT/run/marks" "$OUT/run/cpu.txt" &
+sampler=$!
+wait $boot || true
+wait $sampler || true
 grep -q '^done' "$OUT/run/bench.txt" 2>/dev/null || { echo "bench-kernel: the guest did not finish (see $OUT/run/)" >&2; exit 1; }
-python3 tests/kernel/report.py bench "$OUT/run/bench.txt" | tee "$OUT/table.md"
+python3 tests/kernel/report.py bench "$OUT/run/bench.txt" "$OUT/run/cpu.txt" | tee "$OUT/table.md"

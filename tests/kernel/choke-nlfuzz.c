@@ -732,7 +732,9 @@ int main(int argc, char **argv)
 		}
 	}
 
-	for (i = 0; i < count; i++) {
+	/* count: the requests that carry options (deletes and dumps come on
+	 * top, and are counted apart) */
+	for (i = 0; c_requests < count; i++) {
 		uint32_t op = below(100);
 		uint16_t flags;
 		const char *model_why;

@@ -3,16 +3,19 @@
 # boots it). pktgen injects 100-byte UDP frames of 64 flows (source ports
 # 10000..10063) into the qdisc of a dummy device (xmit_mode queue_xmit: the
 # whole dev_queue_xmit path, qdisc included; dummy frees what it is given)
-# as fast as it can for $CHOKE_BENCH_SECONDS, and reports the time it ran
-# and the packets it offered; cost = time / offered. The root is tbf with a
+# as fast as it can for $CHOKE_BENCH_SECONDS, and reports the packets it
+# offered; the host reads UML's CPU time at marks written just before the
+# start and after the stop (bench-sampler.py); cost = CPU time / offered
+# (pktgen's own wall-clock time is kept too). The root is tbf with a
 # child under test:
 #   short     tbf 10gbit: the queue stays short (enqueue, dequeue at once)
 #   standing  tbf 10mbit: a standing queue (most arrivals compared, dropped)
 #   standing4 the same with 4 flows
 # Children: pfifo limit 1000 (the floor), then each choke module given in
-# CHOKE_BENCH_IMPLS (name=path.ko ...) with the same words. Every round
-# runs every state and child in turn; results, one line per run, go to
-# $CHOKE_RUN/bench.txt.
+# CHOKE_BENCH_IMPLS (name=path.ko,...; the first is the reference) with the
+# same words. Every round runs every state and child in turn, with a run of
+# the reference before and after each other one; results, one line per
+# run, go to $CHOKE_RUN/bench.txt.
 set -u
 OUT=$CHOKE_RUN/bench.txt
 SECS=${CHOKE_BENCH_SECONDS:-3}
@@ -21,6 +24,8 @@ K=$CHOKE_KDIR
 NS=chokebench-$$
 WORDS="limit 1000 min 100 max 300 avpkt 100 burst 200 bandwidth 10gbit probability 0.02"
 : > "$OUT"
+MARKS=$CHOKE_RUN/marks
+RUNID=0
 
 insmod "$K/drivers/net/dummy.ko" 2>/dev/null
 insmod "$K/net/core/pktgen.ko" 2>/dev/null
@@ -51,30 +56,46 @@ run() {
 	pg dummy0 "xmit_mode queue_xmit" "count 0" "delay 0" "pkt_size 100" \
 		"dst 192.0.2.2" "dst_mac 02:00:00:00:00:02" "udp_dst_min 9" "udp_dst_max 9" \
 		"udp_src_min 10000" "udp_src_max $((10000 + flows - 1))"
-	ip netns exec $NS sh -c 'echo start > /proc/net/pktgen/pgctrl' &
+	# the marks tell the host (bench-sampler.py) when to read UML's CPU
+	# time; each is written by the process that starts or stops pktgen
+	RUNID=$((RUNID + 1))
+	ip netns exec $NS sh -c 'echo "start $1" >> "$2"; echo start > /proc/net/pktgen/pgctrl' sh $RUNID "$MARKS" &
 	p=$!
 	sleep "$SECS"
-	pg pgctrl stop
+	ip netns exec $NS sh -c 'echo stop > /proc/net/pktgen/pgctrl; echo "stop $1" >> "$2"' sh $RUNID "$MARKS"
 	wait $p
 	r=$(ip netns exec $NS cat /proc/net/pktgen/dummy0)
 	usec=$(echo "$r" | sed -n 's/.*Result: OK: \([0-9]*\)(.*/\1/p')
 	sofar=$(echo "$r" | sed -n 's/.*Result: OK: [^,]*, \([0-9]*\) (.*/\1/p')
 	errors=$(echo "$r" | sed -n 's/.*errors: \([0-9]*\).*/\1/p' | head -1)
-	echo "run state=$state impl=$name usec=$usec sofar=$sofar errors=$errors stats=$(ip netns exec $NS tc -s -j qdisc show dev dummy0 | tr -d '\n')" >> "$OUT"
+	echo "run id=$RUNID state=$state impl=$name usec=$usec sofar=$sofar errors=$errors stats=$(ip netns exec $NS tc -s -j qdisc show dev dummy0 | tr -d '\n')" >> "$OUT"
 	ip netns exec $NS tc qdisc del dev dummy0 root
 }
 
+# choke_run STATE NAME KO: one run of a choke module
+choke_run() {
+	insmod "$3" || { echo "insmod $2 FAIL" >> "$OUT"; return; }
+	run "$1" "$2" choke $WORDS
+	rmmod "$(basename "$3" .ko)"
+}
+
+# Every other run is the reference (the first module given, mainline), so
+# that each run of another qdisc sits between two reference runs: the host
+# is shared and its speed drifts.
+set -- $(echo "$CHOKE_BENCH_IMPLS" | tr , " ")
+ref=$1
+shift
 round=0
 while [ $round -lt "$ROUNDS" ]; do
 	round=$((round + 1))
 	echo "round $round" >> "$OUT"
-	for state in short standing standing4; do
+	for state in $(echo "${CHOKE_BENCH_STATES:-short,standing,standing4}" | tr , " "); do
+		choke_run $state "${ref%%=*}" "${ref#*=}"
 		run $state pfifo pfifo limit 1000
-		for spec in $(echo "$CHOKE_BENCH_IMPLS" | tr , " "); do
-			name=${spec%%=*} ko=${spec#*=}
-			insmod "$ko" || { echo "insmod $name FAIL" >> "$OUT"; continue; }
-			run $state "$name" choke $WORDS
-			rmmod "$(basename "$ko" .ko)"
+		choke_run $state "${ref%%=*}" "${ref#*=}"
+		for spec in "$@"; do
+			choke_run $state "${spec%%=*}" "${spec#*=}"
+			choke_run $state "${ref%%=*}" "${ref#*=}"
 		done
 	done
 done
