@@ -297,7 +297,10 @@ static struct sk_buff *libchoke_dequeue(struct Qdisc *sch)
 static struct sk_buff *libchoke_peek(struct Qdisc *sch)
 {
 	struct libchoke_sched *q = qdisc_priv(sch);
-	struct sk_buff *skb = choke_peek(&q->core);
+	/* choke_peek() inline: the head slot holds a packet when the span
+	 * is not empty (a parent such as tbf peeks twice per packet) */
+	struct sk_buff *skb = choke_span(&q->core) ?
+			      choke_slot_at(&q->core, 0)->pkt : NULL;
 
 	if (!skb && choke_dequeue_needs_time(&q->core) &&
 	    choke_qavg_scaled(&q->core) > ((u64)q->cfg.qth_min << q->cfg.Wlog))
