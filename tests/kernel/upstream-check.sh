@@ -30,6 +30,7 @@ say() { echo "upstream-check: $*"; }
 bad() { echo "upstream-check: FAIL: $*"; fail=1; }
 
 [ -f "$KTREE/scripts/checkpatch.pl" ] || { say "no scripts/checkpatch.pl in $KTREE"; exit 2; }
+KTREE=$(cd "$KTREE" && pwd)
 PATCHES=
 for p in "$ROOT"/upstream/linux/0*.patch; do
 	case $p in */0000-cover-letter.patch) continue ;; esac
@@ -43,9 +44,9 @@ confirmed=$(sed -n 's/^| *`\([0-9a-f]\{12\}\)` *| *\(.*\) *|.*$/\1/p' upstream/l
 for p in $PATCHES; do
 	n=$(basename "$p")
 	if [ -n "${KERNEL_GIT:-}" ]; then
-		(cd "$KERNEL_GIT" && perl "$ROOT/$KTREE/scripts/checkpatch.pl" --strict "$p") > "$OUT/$n.checkpatch" 2>&1
+		(cd "$KERNEL_GIT" && perl "$KTREE/scripts/checkpatch.pl" --strict "$p") > "$OUT/$n.checkpatch" 2>&1
 	else
-		(cd "$OUT" && perl "$ROOT/$KTREE/scripts/checkpatch.pl" --strict --no-tree \
+		(cd "$OUT" && perl "$KTREE/scripts/checkpatch.pl" --strict --no-tree \
 			--ignore UNKNOWN_COMMIT_ID "$p") > "$OUT/$n.checkpatch" 2>&1
 	fi
 	if grep -q '^total: 0 errors, 0 warnings, 0 checks' "$OUT/$n.checkpatch"; then
