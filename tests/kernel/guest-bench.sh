@@ -99,5 +99,36 @@ while [ $round -lt "$ROUNDS" ]; do
 		done
 	done
 done
+# Floods with pauses: 4 UDP flows at full speed for 1 s, 4 times with 2 s
+# between them, into one choke that is kept (not re-created) under tbf
+# 10mbit, with thresholds near the limit (min 800 max 900, no ecn): the
+# counters after each flood, for pdrop (tail drops at the limit) against
+# the other drops. Once per module, after the cost rounds.
+floods() { # NAME
+	ip netns exec $NS tc qdisc add dev dummy0 root handle 1: tbf rate 10mbit burst 100kb latency 100ms
+	ip netns exec $NS tc qdisc add dev dummy0 parent 1:1 handle 10: choke \
+		limit 1000 min 800 max 900 avpkt 1000 burst 850 bandwidth 10mbit probability 0.02
+	for f in 1 2 3 4; do
+		pg kpktgend_0 rem_device_all "add_device dummy0"
+		pg dummy0 "xmit_mode queue_xmit" "count 0" "delay 0" "pkt_size 100" \
+			"dst 192.0.2.2" "dst_mac 02:00:00:00:00:02" "udp_dst_min 9" "udp_dst_max 9" \
+			"udp_src_min 10000" "udp_src_max 10003"
+		ip netns exec $NS sh -c 'echo start > /proc/net/pktgen/pgctrl' &
+		p=$!
+		sleep 1
+		pg pgctrl stop
+		wait $p
+		sleep 2
+		echo "flood impl=$1 n=$f stats=$(ip netns exec $NS tc -s -j qdisc show dev dummy0 | tr -d '\n')" >> "$OUT"
+	done
+	ip netns exec $NS tc qdisc del dev dummy0 root
+}
+if [ "${CHOKE_BENCH_FLOODS:-1}" = 1 ]; then
+	for spec in $(echo "$CHOKE_BENCH_IMPLS" | tr , " "); do
+		insmod "${spec#*=}" || continue
+		floods "${spec%%=*}"
+		rmmod "$(basename "${spec#*=}" .ko)"
+	done
+fi
 ip netns del $NS
 echo "done" >> "$OUT"

@@ -845,6 +845,20 @@ def bench(path, cpu_path=None):
                 "%.4f" % (tot("matched") / float(off)) if impl != "pfifo" else "-",
                 pdrop, pdrop * 1e6 / off if off else 0)
             out.append(row)
+    floods = [l for l in read(path).splitlines() if l.startswith("flood ")]
+    if floods:
+        out.append("")
+        out.append("floods (4 UDP flows at full speed for 1 s, 4 times with 2 s pauses, one choke kept under tbf 10mbit, "
+                   "limit 1000 min 800 max 900, no ecn; counters after each flood):")
+        out.append("")
+        out.append("| qdisc | flood | sent | backlog | early | pdrop | matched |")
+        out.append("|---|---|---|---|---|---|---|")
+        for line in floods:
+            kv = dict(w.split("=", 1) for w in line.split(" stats=")[0].split()[1:])
+            q = choke_json(line.split(" stats=", 1)[1]) or {}
+            out.append("| %s | %s | %s | %s | %s | %s | %s |" % (kv.get("impl"), kv.get("n"), q.get("packets"),
+                                                              q.get("qlen"), q.get("early"), q.get("pdrop"),
+                                                              q.get("matched")))
     return "\n".join(out)
 
 
