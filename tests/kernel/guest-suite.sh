@@ -285,7 +285,7 @@ for impl in $IMPLS; do
 	config_cases "$d"
 	nl_cases "$d/nl.txt"
 	root_smoke "$d/root.txt"
-	if [ "$QUICK" = 1 ]; then secs=12; stall=12; else secs=25; stall=30; fi
+	if [ "$QUICK" = 1 ]; then secs=12; stall=12; else secs=25; stall=20; fi
 	behaviour "$d/b1.txt" $secs
 	timeout $((4 * stall + 120)) sh tests/kernel/mainline-stall.sh --config both --seconds $stall \
 		--report "$d/stall.txt" --trace "$d/stall-trace.txt" > "$d/stall.log" 2>&1

@@ -103,7 +103,7 @@ u_tdc() { # OUT_DIR
 u_selftest() { # OUT_DIR
 	local before
 	before=$(u_slab)
-	FLOOD_SECONDS=$([ "$U_QUICK" = 1 ] && echo 12 || echo 20) \
+	FLOOD_SECONDS=$([ "$U_QUICK" = 1 ] && echo 12 || echo 15) \
 		timeout 300 bash upstream/linux/sch_choke_wedge.sh > "$1/selftest.txt" 2>&1
 	echo "selftest-exit $?" >> "$1/selftest.txt"
 	sleep 2
@@ -116,7 +116,7 @@ u_selftest() { # OUT_DIR
 # sk_buffs alive before, at the end of each flood, and after.
 u_leak() { # OUT_DIR
 	local out=$1/leak.txt secs base
-	secs=$([ "$U_QUICK" = 1 ] && echo 6 || echo 10)
+	secs=$([ "$U_QUICK" = 1 ] && echo 6 || echo 8)
 	u_net_up
 	base=$(u_slab)
 	echo "skb_base $base" > "$out"
@@ -141,7 +141,7 @@ u_leak() { # OUT_DIR
 u_alias() { # OUT_DIR
 	local out=$1/alias.txt secs fam
 	: > "$out"
-	secs=$([ "$U_QUICK" = 1 ] && echo 8 || echo 12)
+	secs=8
 	for fam in 4 6; do
 		u_net_up
 		u_tbf_choke limit 1000 min 100 max 300 avpkt 200 burst 200 bandwidth 2mbit probability 0.02
