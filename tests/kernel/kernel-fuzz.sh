@@ -31,7 +31,7 @@ make -s -C kmod dkms-tree DESTDIR="$OUT/ours" > /dev/null
 make -s -C "$KDIR" ARCH=um M="$OUT/ours/kmod" UBSAN_SANITIZE=y modules > "$OUT/ours.log" 2>&1 || { cat "$OUT/ours.log"; exit 1; }
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$OUT/choke-nlfuzz" tests/kernel/choke-nlfuzz.c
 rm -rf "$OUT/run"
-echo "kernel-fuzz: $COUNT requests per module, seed $SEED (about $((COUNT / 6000 + 1)) minutes at 200 requests/s)"
+echo "kernel-fuzz: $COUNT requests per module, seed $SEED (1000-1500 requests/s here: a few minutes)"
 sh tests/kernel/uml-boot.sh "$KDIR" "$OUT/run" $((COUNT / 50 + 600)) tests/kernel/guest-fuzz.sh \
 	CHOKE_FUZZ="$OUT/choke-nlfuzz" CHOKE_FUZZ_COUNT="$COUNT" CHOKE_FUZZ_SEED="$SEED" \
 	CHOKE_FUZZ_IMPLS="mainline=$OUT/mainline/unpatched/sch_choke.ko,ours=$OUT/ours/kmod/sch_libchoke.ko" || true
