@@ -274,7 +274,7 @@ check: | deps
 # The kernel module (kmod/, docs/kernel.md), against the running kernel's
 # headers or KDIR=...; and its User-Mode Linux harness (not part of check:
 # it builds a kernel; .ci/run runs it after check).
-.PHONY: kmod check-kernel
+.PHONY: kmod check-kernel kernel-fuzz bench-kernel
 kmod: | deps
 	$(MAKE) -C kmod $(if $(KDIR),KDIR=$(KDIR))
 
@@ -290,6 +290,14 @@ deb: | deps
 
 check-deb: deb | deps
 	sh tests/deb.sh
+
+# The netlink fuzzer, 10^5 requests against mainline and ours in UML, and
+# the per-packet cost table (docs/kernel.md has the results of both).
+kernel-fuzz: | deps
+	sh tests/kernel/kernel-fuzz.sh
+
+bench-kernel: | deps
+	sh tests/kernel/bench-kernel.sh
 
 bench: $(BENCH) | deps
 	./$(BENCH)

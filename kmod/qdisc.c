@@ -11,10 +11,11 @@
  *  - the ring never wraps, so the queue never stalls (the core's ring has
  *    twice mainline's slots and compacts holes when needed);
  *  - a flow is the full key (both addresses in full, IPv4 and IPv6, both
- *    ports, protocol, ethertype) from the kernel's flow dissector; a keyed
- *    hash of it is the core's flow value and a match is confirmed by
- *    comparing the keys, so neither hash collisions nor IPv6 prefixes
- *    alias two flows;
+ *    ports, protocol, ethertype) from the kernel's flow dissector, computed
+ *    only when a packet takes part in a comparison (as mainline does) and
+ *    kept in the skb's control block; wide addresses are kept folded and a
+ *    match of folded keys is confirmed on the full keys, so neither
+ *    collisions nor IPv6 prefixes alias two flows;
  *  - configuration mainline accepts but cannot work as meant is refused
  *    with an extack message (libchoke_parse below lists it);
  *  - shrinking the limit never leaves more than limit packets queued;
@@ -64,6 +65,29 @@ struct libchoke_key {
 } __aligned(SIPHASH_ALIGNMENT);
 
 /*
+ * The same key as it is kept in the skb's qdisc control block (20 bytes)
+ * while the packet is queued, filled the first time the packet takes part
+ * in a comparison: packets that arrive while the average is below min are
+ * never dissected. IPv4 and TIPC addresses fit in full; IPv6 addresses are
+ * replaced by a keyed 64-bit hash of both (folded = 1), and two folded
+ * keys that compare equal are confirmed on the full keys. Everything after
+ * valid is compared (pad is zero).
+ */
+struct libchoke_cb {
+	u8 valid;
+	u8 folded;
+	u8 ip_proto;
+	u8 addr_type;
+	__be16 n_proto;
+	__be16 sport;
+	__be16 dport;
+	u16 pad;
+	u32 src, dst;
+};
+#define LIBCHOKE_CB_CMP (sizeof(struct libchoke_cb) - \
+			 offsetof(struct libchoke_cb, folded))
+
+/*
  * The idle-damping clock. Mainline measures idle time in microseconds while
  * tc builds the table (Scell_log, Stab) for 64 ns ticks, so the average
  * decays 15.6 times more slowly after an idle period than tc intended; we
@@ -78,8 +102,7 @@ struct libchoke_sched {
 	struct choke core;
 	struct choke_config cfg;	/* as applied: what dump reports */
 	void *ring;			/* the ring given to the core */
-	siphash_key_t hkey;		/* per-instance hash key */
-	struct libchoke_key arriving;	/* key of the packet being enqueued */
+	siphash_key_t hkey;		/* per-instance key for folding */
 	struct Qdisc *sch;
 	/* packets and bytes the current change (or reset) dropped, for the
 	 * parents' backlog */
@@ -112,17 +135,65 @@ static void libchoke_key_of(const struct sk_buff *skb, struct libchoke_key *k)
 	k->dport = fk.ports.dst;
 }
 
-/* The core's exact comparison: called only when the hashes are equal. The
- * queued packet's key is recomputed (its headers are unchanged while it is
- * queued; a CE mark is not part of the key). */
+static inline struct libchoke_cb *libchoke_cb(const struct sk_buff *skb)
+{
+	qdisc_cb_private_validate(skb, sizeof(struct libchoke_cb));
+	return (struct libchoke_cb *)qdisc_skb_cb(skb)->data;
+}
+
+static void libchoke_cb_fill(const struct libchoke_sched *q,
+			     const struct sk_buff *skb, struct libchoke_cb *cb)
+{
+	struct libchoke_key k;
+
+	libchoke_key_of(skb, &k);
+	memset(cb, 0, sizeof(*cb));
+	cb->ip_proto = k.ip_proto;
+	cb->addr_type = k.addr_type;
+	cb->n_proto = k.n_proto;
+	cb->sport = k.sport;
+	cb->dport = k.dport;
+	if (k.addr_type == FLOW_DISSECTOR_KEY_IPV6_ADDRS) {
+		/* both addresses: the first 32 bytes of the key */
+		u64 h = siphash(&k, offsetof(struct libchoke_key, sport),
+				&q->hkey);
+
+		cb->folded = 1;
+		cb->src = (u32)h;
+		cb->dst = (u32)(h >> 32);
+	} else {
+		memcpy(&cb->src, k.src, sizeof(cb->src));
+		memcpy(&cb->dst, k.dst, sizeof(cb->dst));
+	}
+	cb->valid = 1;
+}
+
+/*
+ * The core's flow comparison. Every packet is offered with the same flow
+ * value (0), so the core asks here for each packet it draws: the keys are
+ * computed now, once per packet, and compared. Two folded keys that are
+ * equal are confirmed on the full keys (their headers are unchanged while
+ * queued; a CE mark is not part of the key).
+ */
 static bool libchoke_same_flow(void *ctx, const void *queued,
 			       const void *arriving)
 {
-	struct libchoke_sched *q = ctx;
-	struct libchoke_key k;
+	const struct libchoke_sched *q = ctx;
+	struct libchoke_cb *a = libchoke_cb(arriving);
+	struct libchoke_cb *b = libchoke_cb(queued);
+	struct libchoke_key ka, kb;
 
-	libchoke_key_of(queued, &k);
-	return !memcmp(&k, &q->arriving, sizeof(k));
+	if (!a->valid)
+		libchoke_cb_fill(q, arriving, a);
+	if (!b->valid)
+		libchoke_cb_fill(q, queued, b);
+	if (memcmp(&a->folded, &b->folded, LIBCHOKE_CB_CMP))
+		return false;
+	if (!a->folded)
+		return true;
+	libchoke_key_of(arriving, &ka);
+	libchoke_key_of(queued, &kb);
+	return !memcmp(&ka, &kb, sizeof(ka));
 }
 
 /* Could INET_ECN_set_ce() mark this packet? The same tests, decided before
@@ -159,16 +230,20 @@ static int libchoke_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	unsigned int len = qdisc_pkt_len(skb);
 	unsigned int pkt_flags = 0;
 	struct choke_verdict v;
-	u32 flow;
+	u64 now = 0;
 	int r;
 
-	libchoke_key_of(skb, &q->arriving);
-	flow = (u32)siphash(&q->arriving, sizeof(q->arriving), &q->hkey);
-	if (libchoke_ecn_capable(skb))
+	/* Nothing here is computed for every packet unless the core needs
+	 * it: the flow key only when a draw compares (libchoke_same_flow),
+	 * the ECN test only with ecn configured, the clock only to end an
+	 * idle period. */
+	libchoke_cb(skb)->valid = 0;
+	if ((q->cfg.flags & TC_RED_ECN) && libchoke_ecn_capable(skb))
 		pkt_flags |= CHOKE_PKT_ECN_CAPABLE;
+	if (choke_enqueue_needs_time(&q->core))
+		now = ktime_get_ns();
 
-	r = choke_enqueue(&q->core, skb, len, flow, pkt_flags, ktime_get_ns(),
-			  &v);
+	r = choke_enqueue(&q->core, skb, len, 0, pkt_flags, now, &v);
 	libchoke_sync(sch, q);
 	sch->qstats.overlimits = (u32)choke_get_stats(&q->core)->overlimits;
 
@@ -198,7 +273,8 @@ static struct sk_buff *libchoke_dequeue(struct Qdisc *sch)
 	struct libchoke_sched *q = qdisc_priv(sch);
 	struct sk_buff *skb;
 
-	skb = choke_dequeue(&q->core, ktime_get_ns(), NULL);
+	skb = choke_dequeue(&q->core, choke_dequeue_needs_time(&q->core) ?
+			    ktime_get_ns() : 0, NULL);
 	if (!skb)
 		return NULL;
 	libchoke_sync(sch, q);
@@ -213,14 +289,21 @@ static struct sk_buff *libchoke_dequeue(struct Qdisc *sch)
  * every packet that cannot be marked (ARP included, which cuts the link off
  * for IP too). An empty peek is where the queue goes idle: start the idle
  * period there as dequeue would (the core's dequeue of an empty queue does
- * only that).
+ * only that), as long as the average is above the min threshold. Below it
+ * every arrival is admitted whatever the average, and arrivals wear it down
+ * as in mainline; not reading the clock there keeps a short queue, where
+ * peeks find it empty after every packet, as cheap as mainline's.
  */
 static struct sk_buff *libchoke_peek(struct Qdisc *sch)
 {
 	struct libchoke_sched *q = qdisc_priv(sch);
-	struct sk_buff *skb = choke_peek(&q->core);
+	/* choke_peek() inline: the head slot holds a packet when the span
+	 * is not empty (a parent such as tbf peeks twice per packet) */
+	struct sk_buff *skb = choke_span(&q->core) ?
+			      choke_slot_at(&q->core, 0)->pkt : NULL;
 
-	if (!skb)
+	if (!skb && choke_dequeue_needs_time(&q->core) &&
+	    choke_qavg_scaled(&q->core) > ((u64)q->cfg.qth_min << q->cfg.Wlog))
 		choke_dequeue(&q->core, ktime_get_ns(), NULL);
 	return skb;
 }
@@ -259,6 +342,8 @@ static const struct nla_policy libchoke_policy[TCA_CHOKE_MAX + 1] = {
  * options, PARMS or STAB missing, limit above 131071, fls(min) + Wlog >= 32,
  * fls(max) + Wlog >= 32, Scell_log >= 32, max < min, a Stab entry >= 32.
  * Refused here although mainline accepts them (each cannot work as meant):
+ *  - an unknown attribute type, or bytes left after the attributes
+ *    (mainline skips them);
  *  - PARMS, STAB or MAX_P of the wrong length (mainline takes longer ones
  *    and ignores the excess; a short MAX_P only warns);
  *  - limit 0 (a queue that drops every packet);
@@ -285,8 +370,14 @@ static int libchoke_parse(struct nlattr *opt, struct choke_config *c,
 		NL_SET_ERR_MSG_MOD(extack, "choke needs options (TCA_CHOKE_PARMS and TCA_CHOKE_STAB)");
 		return -EINVAL;
 	}
-	err = nla_parse_nested_deprecated(tb, TCA_CHOKE_MAX, opt,
-					  libchoke_policy, extack);
+	/* Strict where stock tc is never affected: an attribute type choke
+	 * does not know, or bytes after the last whole attribute, are
+	 * refused (the deprecated parse mainline uses skips both, with at
+	 * most a warning in the kernel log). NLA_F_NESTED is not required on
+	 * TCA_OPTIONS: tc does not set it. */
+	err = __nla_parse(tb, TCA_CHOKE_MAX, nla_data(opt), nla_len(opt),
+			  libchoke_policy,
+			  NL_VALIDATE_TRAILING | NL_VALIDATE_MAXTYPE, extack);
 	if (err < 0)
 		return err;
 	if (!tb[TCA_CHOKE_PARMS]) {

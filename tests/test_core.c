@@ -881,6 +881,70 @@ static void test_byte_mode(void)
 	thost_free(&h);
 }
 
+/* choke_enqueue_needs_time / choke_dequeue_needs_time: a host that reads its
+ * clock only when they say so (and passes 0 otherwise) gets exactly the
+ * decisions of a host that always passes the time. Two instances, one of
+ * each, through the same random mix of arrivals, departures and idle gaps,
+ * with an idle table that damps. */
+static void test_clock_only_when_needed(void)
+{
+	struct thost a, b;
+	struct choke_config c = tcfg(200, 20, 60, CHOKE_FLAG_ECN);
+	uint64_t now = 1000000, x = 12345;
+	int i, ra, rb, reads = 0, ops = 0;
+
+	c.Wlog = 4;
+	c.Scell_log = 10;
+	c.idle_unit = CHOKE_IDLE_TICKS64;
+	for (i = 0; i < CHOKE_STAB_SIZE; i++)
+		c.stab[i] = (uint8_t)(i / 16);
+	pool_init();
+	REQUIRE(thost_init(&a, &c) == 0);
+	REQUIRE(thost_init(&b, &c) == 0);
+	for (i = 0; i < 200000; i++) {
+		uint32_t r;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		r = (uint32_t)(x >> 32);
+		now += 1 + r % 700;
+		if (r % 997 == 0)
+			now += 5000000; /* an idle gap */
+		/* phases of 1000 operations: load (2 arrivals in 3), then
+		 * drain (1 in 4), so that the queue fills and empties */
+		if ((i / 1000) % 2 ? r % 4 == 0 : r % 3 != 0) {
+			struct tpkt *p = &P[r % 256];
+			unsigned f = r & 0x100 ? CHOKE_PKT_ECN_CAPABLE : 0;
+
+			ra = choke_enqueue(&a.q, p, 100, p->key % 7u, f, now, &a.v);
+			if (choke_enqueue_needs_time(&b.q))
+				reads++;
+			rb = choke_enqueue(&b.q, p, 100, p->key % 7u, f,
+					   choke_enqueue_needs_time(&b.q) ? now : 0, &b.v);
+			REQUIRE(ra == rb);
+			REQUIRE(a.v.nvictims == b.v.nvictims);
+		} else {
+			void *pa = choke_dequeue(&a.q, now, NULL);
+			void *pb;
+
+			if (choke_dequeue_needs_time(&b.q))
+				reads++;
+			pb = choke_dequeue(&b.q, choke_dequeue_needs_time(&b.q) ? now : 0, NULL);
+			REQUIRE(pa == pb);
+		}
+		ops++;
+		REQUIRE(a.q.qavg == b.q.qavg && a.q.qlen == b.q.qlen);
+	}
+	CHECK(!memcmp(&a.q.stats, &b.q.stats, sizeof(a.q.stats)));
+	/* the point: far fewer clock reads than operations, but some */
+	CHECK(reads > 0 && reads < ops / 4);
+	INV(&a);
+	INV(&b);
+	thost_free(&a);
+	thost_free(&b);
+}
+
 const struct tl_test core_tests[] = {
 	{ "core/variant-draws", test_variant_draws },
 	{ "core/variant-geometric", test_variant_geometric },
@@ -905,5 +969,6 @@ const struct tl_test core_tests[] = {
 	{ "core/max-p-derivation", test_max_p_derivation },
 	{ "core/builtin-rng-deterministic", test_builtin_rng_deterministic },
 	{ "core/init-rejects", test_init_rejects },
+	{ "core/clock-only-when-needed", test_clock_only_when_needed },
 	{ NULL, NULL },
 };

@@ -346,6 +346,21 @@ static inline uint64_t choke_wscale(const struct choke *q)
 {
 	return (uint64_t)1 << q->Wlog;
 }
+/*
+ * When the core reads the time. choke_enqueue uses now_ns only to end an
+ * idle period (RED's average decays by the time the queue stood empty),
+ * and choke_dequeue only on an empty queue with no idle period open yet
+ * (it starts one). A host whose clock is costly may read it only when
+ * these say so and pass 0 otherwise; the decisions are the same.
+ */
+static inline bool choke_enqueue_needs_time(const struct choke *q)
+{
+	return q->idle;
+}
+static inline bool choke_dequeue_needs_time(const struct choke *q)
+{
+	return q->head == q->tail && !q->idle;
+}
 /* Slots between head and tail, holes included. */
 static inline uint32_t choke_span(const struct choke *q)
 {

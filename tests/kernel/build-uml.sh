@@ -5,13 +5,25 @@
 # memory/locking debug options that make leaks and misuse visible (UML has
 # no preemption, so no DEBUG_ATOMIC_SLEEP; its defconfig uses SLAB).
 #
-#   tests/kernel/build-uml.sh [KDIR]     default KDIR: build/kernel/linux-source-6.1
+#   tests/kernel/build-uml.sh [KDIR]          default KDIR: build/kernel/linux-source-6.1
+#   tests/kernel/build-uml.sh --bench [KDIR]  default KDIR: build/kernel/linux-bench-6.1
+#
+# --bench builds a second kernel for measurements (make bench-kernel): the
+# same options without the debugging ones (lock proving, slab debugging,
+# kmemleak, list debugging, UBSAN), which cost far more per packet than any
+# qdisc and would drown what is measured.
 #
 # The tree is cached: a stamp records the option list; a rerun with the same
 # options and an existing ./linux and sch_choke.ko does nothing.
 set -eu
 cd "$(dirname "$0")/../.."
-KDIR=${1:-build/kernel/linux-source-6.1}
+PROFILE=debug
+if [ "${1:-}" = --bench ]; then PROFILE=bench; shift; fi
+if [ $PROFILE = bench ]; then
+	KDIR=${1:-build/kernel/linux-bench-6.1}
+else
+	KDIR=${1:-build/kernel/linux-source-6.1}
+fi
 TARBALL=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 JOBS=${JOBS:-$(nproc)}
 
@@ -21,11 +33,19 @@ MODULES=y MODULE_UNLOAD=y
 NET=y INET=y IPV6=y NET_NS=y UNIX=y PACKET=y VETH=y
 NET_SCHED=y NET_SCH_CHOKE=m NET_SCH_TBF=y NET_SCH_HTB=y NET_SCH_FIFO=y
 NET_CLS=y NET_CLS_ACT=y NET_SCH_INGRESS=y
+NET_SCH_RED=m NET_SCH_SFB=m NET_SCH_PIE=m NET_SCH_FQ_CODEL=m NET_SCH_CAKE=m
+DUMMY=m NET_PKTGEN=m
 HOSTFS=y TMPFS=y PROC_FS=y SYSFS=y DEBUG_FS=y
 DEBUG_SLAB=y DEBUG_KMEMLEAK=y DEBUG_KMEMLEAK_DEFAULT_OFF=n DEBUG_KMEMLEAK_AUTO_SCAN=n
 DEBUG_KMEMLEAK_MEM_POOL_SIZE=16000
 PROVE_LOCKING=y DEBUG_LIST=y BUG_ON_DATA_CORRUPTION=y
+UBSAN=y UBSAN_SHIFT=y UBSAN_BOUNDS=y
 "
+if [ $PROFILE = bench ]; then
+	OPTS="$(printf '%s\n' $OPTS | grep -v -e '^DEBUG_SLAB' -e '^DEBUG_KMEMLEAK' -e '^PROVE_LOCKING' \
+		-e '^DEBUG_LIST' -e '^BUG_ON_DATA_CORRUPTION' -e '^UBSAN')
+DEBUG_SLAB=n DEBUG_KMEMLEAK=n PROVE_LOCKING=n DEBUG_LIST=n UBSAN=n"
+fi
 STAMP_WANT=$(printf '%s\n' "$OPTS" | tr ' ' '\n' | sed '/^$/d' | sort | cksum | cut -d' ' -f1)
 
 if [ -x "$KDIR/linux" ] && [ -f "$KDIR/net/sched/sch_choke.ko" ] &&
@@ -38,7 +58,12 @@ if [ ! -f "$KDIR/Makefile" ]; then
 	[ -f "$TARBALL" ] || { echo "build-uml: $TARBALL missing (apt-get install linux-source-6.1)" >&2; exit 1; }
 	mkdir -p "$(dirname "$KDIR")"
 	echo "build-uml: extracting $TARBALL"
-	tar -C "$(dirname "$KDIR")" -xf "$TARBALL"
+	x=$(dirname "$KDIR")/.extract-$$
+	rm -rf "$x"; mkdir "$x"
+	tar -C "$x" -xf "$TARBALL"
+	rm -rf "$KDIR"
+	mv "$x"/linux-source-* "$KDIR"
+	rmdir "$x"
 fi
 
 cd "$KDIR"

@@ -48,11 +48,20 @@ fi
 grep '^build-uml:' "$LOG" | tail -1
 [ -x "$KDIR/linux" ] || { echo "check-kernel: no $KDIR/linux" >&2; exit 1; }
 
-step "sch_libchoke.ko for UML (the dkms source tree, built with ARCH=um)"
+step "sch_libchoke.ko for UML (the dkms source tree, built with ARCH=um, UBSAN)"
 rm -rf "$OUT/mod-um"
 make -s -C kmod dkms-tree DESTDIR="$OUT/mod-um" >>"$LOG" 2>&1
-make -C "$KDIR" ARCH=um M="$OUT/mod-um/kmod" modules >>"$LOG" 2>&1 ||
+make -C "$KDIR" ARCH=um M="$OUT/mod-um/kmod" UBSAN_SANITIZE=y modules >>"$LOG" 2>&1 ||
 	{ tail -30 "$LOG"; echo "check-kernel: module build (UML) failed" >&2; exit 1; }
+
+step "mainline sch_choke.c unpatched and patched (upstream/linux/) as out-of-tree modules for UML (UBSAN)"
+sh tests/kernel/upstream-mods.sh "$KDIR" "$OUT/upstream-mods" um 1 >>"$LOG" 2>&1 ||
+	{ tail -30 "$LOG"; echo "check-kernel: the patch series does not apply or build (see $LOG)" >&2; exit 1; }
+
+step "the patch series: checkpatch, form, applies to 6.1 and mainline texts, builds for Debian (tests/kernel/upstream-check.sh)"
+up_fail=0
+sh tests/kernel/upstream-check.sh "$KDIR" "$OUT/upstream-check" 2>&1 | tee -a "$LOG" | sed 's/^/  /'
+[ -z "$(grep '^upstream-check: FAIL' "$LOG")" ] || up_fail=1
 
 step "compile check against Debian's distribution headers"
 hdr_fail=0 hdr_done=0
@@ -73,18 +82,18 @@ done
 
 step "tools for the guest"
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$OUT/choke-nl" tests/kernel/choke-nl.c
+gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-o "$OUT/choke-nlfuzz" tests/kernel/choke-nlfuzz.c
 rm -rf "$RUN"; mkdir -p "$RUN"
 python3 tests/kernel/report.py gen-batch "$RUN" $( [ $QUICK = 1 ] && echo --quick ) | tee -a "$LOG"
 
 step "booting UML (guest log: $RUN/guest.log)"
 limit=$([ $QUICK = 1 ] && echo 1200 || echo 2400)
 set +e
-( cd "$RUN" && timeout -k 20 $limit "$KDIR/linux" mem=768M rootfstype=hostfs rootflags=/ rw \
-	init="$ROOT/tests/kernel/guest-init.sh" con0=fd:0,fd:1 con=null quiet \
-	CHOKE_ROOT="$ROOT" CHOKE_RUN="$RUN" CHOKE_KDIR="$KDIR" \
+sh tests/kernel/uml-boot.sh "$KDIR" "$RUN" $limit tests/kernel/guest-suite.sh \
 	CHOKE_KMOD="$OUT/mod-um/kmod/sch_libchoke.ko" CHOKE_NL="$OUT/choke-nl" \
 	CHOKE_BATCH="$RUN/config.batch" CHOKE_QUICK=$QUICK CHOKE_IMPLS=$IMPLS \
-	</dev/null >"$RUN/console.log" 2>&1 )
+	CHOKE_UPSTREAM_MODS="$OUT/upstream-mods" CHOKE_FUZZ="$OUT/choke-nlfuzz"
 urc=$?
 set -e
 if [ $urc -eq 124 ] || [ $urc -eq 137 ]; then step "UML did not finish within $limit s (killed)"; fi
@@ -110,6 +119,10 @@ if command -v qemu-system-x86_64 >/dev/null 2>&1 && command -v busybox >/dev/nul
 	fi
 else
 	step "qemu smoke test SKIPPED (needs qemu-system-x86, busybox-static, cpio, linux-headers-amd64)"
+fi
+if [ $up_fail -ne 0 ]; then
+	echo "check-kernel: FAIL: the patch series' checks (upstream-check above)" | tee -a "$LOG"
+	rc=1
 fi
 if [ $hdr_fail -ne 0 ]; then
 	echo "check-kernel: FAIL: the module does not build against Debian's headers" | tee -a "$LOG"

@@ -285,7 +285,7 @@ for impl in $IMPLS; do
 	config_cases "$d"
 	nl_cases "$d/nl.txt"
 	root_smoke "$d/root.txt"
-	if [ "$QUICK" = 1 ]; then secs=12; stall=12; else secs=25; stall=30; fi
+	if [ "$QUICK" = 1 ]; then secs=12; stall=12; else secs=25; stall=20; fi
 	behaviour "$d/b1.txt" $secs
 	timeout $((4 * stall + 120)) sh tests/kernel/mainline-stall.sh --config both --seconds $stall \
 		--report "$d/stall.txt" --trace "$d/stall-trace.txt" > "$d/stall.log" 2>&1
@@ -321,6 +321,23 @@ if [ -f "$OURS_KO" ] && echo "$IMPLS" | grep -q ours; then
 	else
 		fails=$((fails + 1))
 	fi
+fi
+
+# The patch series: mainline's sch_choke.c unpatched and patched.
+if [ -n "${CHOKE_UPSTREAM_MODS:-}" ]; then
+	log "===== the patch series (guest-upstream.sh)"
+	. tests/kernel/guest-upstream.sh
+	upstream_suite || fails=$((fails + 1))
+fi
+
+# The netlink fuzzer, a short run against mainline and ours (make
+# kernel-fuzz runs 10^5 requests each).
+if [ -n "${CHOKE_FUZZ:-}" ] && [ -n "${CHOKE_UPSTREAM_MODS:-}" ]; then
+	log "===== netlink fuzzer smoke (guest-fuzz.sh)"
+	. tests/kernel/guest-fuzz.sh
+	CHOKE_FUZZ_IMPLS="mainline=$CHOKE_UPSTREAM_MODS/unpatched/sch_choke.ko,ours=$OURS_KO"
+	CHOKE_FUZZ_COUNT=$([ "$QUICK" = 1 ] && echo 1000 || echo 3000)
+	fuzz_suite
 fi
 
 # The user reproducer once more with no choke qdisc available at all.

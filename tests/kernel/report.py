@@ -4,6 +4,8 @@
   report.py gen-batch OUTDIR [--quick]   tc batch of the configuration cases
   report.py report RUNDIR LOG            compare mainline and ours, print the
                                          summary, write LOG; exit 1 on failure
+  report.py bench BENCH_TXT [CPU_TXT]    the cost table of guest-bench.sh
+  report.py fuzz RUNDIR                  the netlink fuzzer's table (guest-fuzz.sh)
 
 The configuration cases come from tests/vectors/params.vec (what stock tc
 accepts): each as the root qdisc, some also changed in place and some as a
@@ -538,6 +540,107 @@ def report_root(rep, run, impls):
             rep.fail("%s: traffic through a root choke failed" % impl)
 
 
+def kv_file(path):
+    kv = {}
+    for line in read(path).splitlines():
+        parts = line.split(None, 1)
+        if len(parts) == 2:
+            kv[parts[0]] = parts[1]
+    return kv
+
+
+def choke_json(text):
+    """The choke object of a `tc -s -j qdisc show` line, or None."""
+    try:
+        return next((q for q in json.loads(text) if q.get("kind") == "choke"), None)
+    except ValueError:
+        return None
+
+
+def report_upstream(rep, run):
+    """The patch series' evidence: mainline's sch_choke.c unpatched and
+    patched (out of tree), each through tdc, the selftest, the leak check
+    and the IPv6 aliasing case (guest-upstream.sh)."""
+    base = os.path.join(run, "upstream")
+    rep.p("")
+    rep.p("The patch series (upstream/linux/): mainline sch_choke.c unpatched and patched, out of tree")
+    if not os.path.isdir(base):
+        rep.fail("upstream: no results (guest-upstream.sh did not run)")
+        return
+    rows, alias_rows = [], []
+    frac = {}
+    for impl in ("unpatched", "patched"):
+        d = os.path.join(base, impl)
+        load = kv_file(os.path.join(d, "load.txt"))
+        if not os.path.isdir(d) or "load ok" not in read(os.path.join(d, "load.txt")):
+            rep.fail("upstream %s: module not loaded" % impl)
+            continue
+        tdc = read(os.path.join(d, "tdc.txt"))
+        t_ok = len(re.findall(r"^ok \d+", tdc, re.M))
+        t_bad = len(re.findall(r"^not ok \d+", tdc, re.M))
+        st = read(os.path.join(d, "selftest.txt"))
+        st_kv = kv_file(os.path.join(d, "selftest.txt"))
+        st_exit = st_kv.get("selftest-exit", "?")
+        verdicts = " ".join("%s %s" % m for m in re.findall(r"\[(\w+)\] (PASS|FAIL)", st))
+        lk = kv_file(os.path.join(d, "leak.txt"))
+        try:
+            skb_st = int(st_kv["skb_after"]) - int(st_kv["skb_before"])
+            held_r = int(lk["skb_loaded_reset"]) - int(lk["skb_base"])
+            left_r = int(lk["skb_after_reset"]) - int(lk["skb_base"])
+            held_d = int(lk["skb_loaded_destroy"]) - int(lk["skb_base"])
+            left_d = int(lk["skb_after_destroy"]) - int(lk["skb_base"])
+        except (KeyError, ValueError):
+            rep.fail("upstream %s: leak results missing" % impl)
+            continue
+        qr = choke_json(lk.get("loaded_reset", "")) or {}
+        probs = [l for l in read(os.path.join(d, "dmesg-problems.txt")).splitlines() if l.strip()]
+        rows.append((impl, "%d/%d" % (t_ok, t_ok + t_bad), "exit %s: %s" % (st_exit, verdicts), skb_st,
+                     "%s queued, %d held, %d left" % (qr.get("qlen", "?"), held_r, left_r),
+                     "%d held, %d left" % (held_d, left_d), load.get("kmemleak_choke", "n/a"), len(probs)))
+        for fam in ("4", "6"):
+            q = choke_json(kv_file(os.path.join(d, "alias.txt")).get("alias" + fam, ""))
+            if not q:
+                rep.fail("upstream %s: alias IPv%s result missing" % (impl, fam))
+                continue
+            offered = q["packets"] + q["drops"] + q["qlen"]
+            f = q["matched"] / float(offered) if offered else 0.0
+            frac[(impl, fam)] = f
+            alias_rows.append((impl, "IPv" + fam, offered, q["matched"], "%.3f" % f, q["early"], q["pdrop"]))
+        if t_ok != 8 or t_bad:
+            rep.fail("upstream %s: tdc choke.json %d ok, %d not ok (8 cases)" % (impl, t_ok, t_bad))
+        if impl == "patched":
+            if st_exit != "0":
+                rep.fail("upstream patched: the selftest failed: %s" % verdicts)
+            if skb_st > 32 or left_r > 32 or left_d > 32:
+                rep.fail("upstream patched: sk_buffs left behind: selftest %d, reset %d, destroy %d" % (skb_st, left_r, left_d))
+            if held_r < 500:
+                rep.fail("upstream patched: the leak case did not load the qdisc (%d sk_buffs held)" % held_r)
+            if load.get("kmemleak_choke", "0") not in ("0", "n/a", "-"):
+                rep.fail("upstream patched: kmemleak reports objects with choke in their backtrace")
+            if probs:
+                rep.fail("upstream patched: %d suspicious kernel log lines, first: %s" % (len(probs), probs[0]))
+        else:
+            if st_exit != "1" or "full FAIL" not in verdicts:
+                rep.fail("upstream unpatched: the selftest did not catch the wedge (%s)" % verdicts)
+            if left_r < 500:
+                rep.fail("upstream unpatched: expected the wedged ring's packets to survive a reset, %d left" % left_r)
+            if probs:
+                rep.p("  unpatched: %d suspicious kernel log lines, first: %s" % (len(probs), probs[0]))
+        if load.get("rmmod") != "ok":
+            rep.fail("upstream %s: rmmod failed" % impl)
+    table(rep, ("mainline", "tdc choke.json", "selftest sch_choke_wedge.sh", "skb delta",
+                "reset of a loaded qdisc", "delete of a loaded qdisc", "kmemleak w/ choke", "dmesg warnings"), rows)
+    rep.p("")
+    rep.p("  8 UDP flows, equal ports, one source, 8 destinations (matched = arrivals dropped with a queued packet of 'their' flow):")
+    table(rep, ("mainline", "family", "offered", "matched", "matched/offered", "early", "pdrop"), alias_rows)
+    if len(frac) == 4:
+        if frac[("unpatched", "6")] < 1.8 * frac[("unpatched", "4")]:
+            rep.fail("upstream: unpatched IPv6 flows did not alias (%.3f vs IPv4 %.3f)" % (frac[("unpatched", "6")], frac[("unpatched", "4")]))
+        r = frac[("patched", "6")] / frac[("patched", "4")] if frac[("patched", "4")] else 0
+        if not 0.7 <= r <= 1.4:
+            rep.fail("upstream: patched IPv6 flows are not told apart like IPv4 ones (%.3f vs %.3f)" % (frac[("patched", "6")], frac[("patched", "4")]))
+
+
 def report(run, logpath):
     rep = Report()
     impls = [i for i in ("mainline", "ours") if os.path.isdir(os.path.join(run, i))]
@@ -552,6 +655,14 @@ def report(run, logpath):
         except Exception as e:  # a broken result file must not hide the rest
             rep.fail("%s: %s: %s" % (fn.__name__, type(e).__name__, e))
     report_root(rep, run, impls)
+    try:
+        report_upstream(rep, run)
+    except Exception as e:
+        rep.fail("report_upstream: %s: %s" % (type(e).__name__, e))
+    try:
+        report_fuzz(rep, run)
+    except Exception as e:
+        rep.fail("report_fuzz: %s: %s" % (type(e).__name__, e))
     nm = read(os.path.join(run, "stall-nomodule.log"))
     rep.p("")
     rep.p("Reproducer without any choke qdisc: " + " | ".join(l.replace("mainline-stall: ", "") for l in nm.splitlines()))
@@ -569,12 +680,199 @@ def report(run, logpath):
     return 1 if rep.failures else 0
 
 
+# ------------------------------------------------------------------ fuzz
+
+FUZZ_KEYS = ("requests", "accepted", "refused", "accepted_against_model", "refused_against_model",
+             "dump_differs", "dump_missing", "socket_failures")
+DMESG_KEYS = ("dmesg_warn", "dmesg_bug", "dmesg_ubsan", "dmesg_lock", "dmesg_corruption")
+
+
+def fuzz_results(run):
+    base = os.path.join(run, "fuzz")
+    out = []
+    for impl in ("mainline", "ours"):
+        path = os.path.join(base, impl, "result.txt")
+        if os.path.exists(path):
+            out.append((impl, kv_file(path), os.path.join(base, impl)))
+    return out
+
+
+def fuzz_table(rows):
+    lines = ["| module | requests | accepted | refused (errno: count) | against the model | dumps differing | "
+             "WARN / BUG / UBSAN / lockdep / corruption | netlink log warnings | sk_buffs before → after | "
+             "kmemleak (with choke) | rmmod |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for impl, kv, _ in rows:
+        errnos = ", ".join("%s: %s" % (k.split("_")[-1], v) for k, v in sorted(kv.items()) if k.startswith("refused_errno_"))
+        lines.append("| %s | %s | %s | %s (%s) | %s accepted, %s refused | %s | %s | %s | %s → %s | %s (%s) | %s |" % (
+            impl, kv.get("requests"), kv.get("accepted"), kv.get("refused"), errnos,
+            kv.get("accepted_against_model"), kv.get("refused_against_model"), kv.get("dump_differs"),
+            " / ".join(kv.get(k, "?") for k in DMESG_KEYS), kv.get("dmesg_netlink"),
+            kv.get("skb_before"), kv.get("skb_after"), kv.get("kmemleak_objects", "n/a"),
+            kv.get("kmemleak_choke", "n/a"), kv.get("rmmod")))
+    return lines
+
+
+def fuzz_check(rep, rows):
+    for impl, kv, _ in rows:
+        problems = []
+        for k in ("accepted_against_model", "refused_against_model", "dump_differs", "dump_missing",
+                  "socket_failures") + DMESG_KEYS:
+            if kv.get(k, "0") != "0":
+                problems.append("%s %s" % (k, kv.get(k)))
+        if kv.get("rmmod") != "ok":
+            problems.append("rmmod %s" % kv.get("rmmod"))
+        if kv.get("kmemleak_choke", "0") not in ("0",):
+            problems.append("kmemleak_choke %s" % kv.get("kmemleak_choke"))
+        try:
+            if int(kv.get("skb_after", "0")) - int(kv.get("skb_before", "0")) > 64:
+                problems.append("sk_buffs %s -> %s" % (kv.get("skb_before"), kv.get("skb_after")))
+        except ValueError:
+            problems.append("no slab counts")
+        if not kv.get("requests") or kv.get("requests") == "0":
+            problems.append("no requests sent")
+        if problems:
+            (rep.fail if impl == "ours" else rep.p)("fuzz %s: %s" % (impl, ", ".join(problems)))
+
+
+def report_fuzz(rep, run):
+    rows = fuzz_results(run)
+    rep.p("")
+    rep.p("Netlink fuzzer (choke-nlfuzz, under load)")
+    if not any(impl == "ours" for impl, _, _ in rows):
+        rep.fail("fuzz: no results for our module")
+        return
+    for line in fuzz_table(rows):
+        rep.p("  " + line)
+    fuzz_check(rep, rows)
+
+
+def fuzz(run):
+    rep = Report()
+    rows = fuzz_results(run)
+    for line in fuzz_table(rows):
+        rep.p(line)
+    fuzz_check(rep, rows)
+    if not any(impl == "ours" for impl, _, _ in rows):
+        rep.fail("fuzz: no results for our module")
+    return 1 if rep.failures else 0
+
+
+# ------------------------------------------------------------------ bench
+
+STATES = (("short", "tbf 10gbit, queue short, 64 flows"),
+          ("standing", "tbf 10mbit, standing queue, 64 flows"),
+          ("standing4", "tbf 10mbit, standing queue, 4 flows"))
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
+
+
+def bench(path, cpu_path=None):
+    """The table of guest-bench.sh's results: ns per offered packet
+    (median and range over rounds) and the ratio to mainline, taken within
+    each round, with the choke counters per offered packet."""
+    # Each run of a qdisc other than the reference (mainline) is compared
+    # with the mean of the reference runs just before and after it.
+    cpu = {}
+    for line in read(cpu_path).splitlines() if cpu_path else []:
+        w = line.split()
+        if len(w) == 3:
+            cpu[(w[0], w[1])] = int(w[2])
+    rounds, cur, seq = [], None, []
+    for line in read(path).splitlines():
+        if line.startswith("round "):
+            cur = {}
+            rounds.append(cur)
+        elif line.startswith("run ") and cur is not None:
+            kv = dict(w.split("=", 1) for w in line.split(" stats=")[0].split()[1:])
+            stats = line.split(" stats=", 1)[1] if " stats=" in line else "[]"
+            try:
+                usec, sofar, errors = int(kv["usec"]), int(kv["sofar"]), int(kv["errors"])
+            except (KeyError, ValueError):
+                continue
+            offered = sofar + errors
+            rid = kv.get("id")
+            if ("start", rid) in cpu and ("stop", rid) in cpu:
+                spent = cpu[("stop", rid)] - cpu[("start", rid)]
+            elif cpu_path:
+                continue  # no CPU time for this run: left out
+            else:
+                spent = usec * 1000.0
+            run = {"ns": spent / float(offered) if offered else float("nan"),
+                   "wall_ns": usec * 1000.0 / offered if offered else float("nan"),
+                   "offered": offered, "q": choke_json(stats) or {}, "state": kv["state"],
+                   "impl": kv["impl"]}
+            seq.append(run)
+            cur.setdefault((kv["state"], kv["impl"]), []).append(run)
+    for i, run in enumerate(seq):
+        if run["impl"] == "mainline":
+            continue
+        near = [seq[j]["ns"] for j in (i - 1, i + 1)
+                if 0 <= j < len(seq) and seq[j]["impl"] == "mainline" and seq[j]["state"] == run["state"]]
+        run["ratio"] = run["ns"] / (sum(near) / len(near)) if near else None
+    impls = []
+    for r in rounds:
+        for (_, impl) in r:
+            if impl not in impls:
+                impls.append(impl)
+    out = []
+    out.append("%d rounds; ns per offered packet (%s): median (min-max over runs); ratio: to the mean of the mainline runs just before and after, median (min-max)"
+               % (len(rounds), "UML's CPU time" if cpu_path else "pktgen's wall-clock time"))
+    for state, what in STATES:
+        out.append("")
+        out.append("%s (%s):" % (state, what))
+        out.append("")
+        out.append("| qdisc | ns/packet | ratio to mainline | Mpps | early | matched | pdrop | per 10^6 offered: pdrop |")
+        out.append("|---|---|---|---|---|---|---|---|")
+        for impl in impls:
+            runs = [x for r in rounds for x in r.get((state, impl), [])]
+            ns = [x["ns"] for x in runs]
+            if not ns:
+                continue
+            ratios = [x["ratio"] for x in runs if x.get("ratio")] if impl != "mainline" else [1.0]
+            off = sum(x["offered"] for x in runs)
+            def tot(k):
+                return sum(int(x["q"].get(k, 0) or 0) for x in runs)
+            pdrop = tot("pdrop")
+            row = "| %s | %.0f (%.0f-%.0f) | %s | %.2f | %s | %s | %s | %.1f |" % (
+                impl, median(ns), min(ns), max(ns),
+                "%.2f (%.2f-%.2f)" % (median(ratios), min(ratios), max(ratios)) if ratios else "-",
+                1000.0 / median(ns),
+                "%.3f" % (tot("early") / float(off)) if impl != "pfifo" else "-",
+                "%.4f" % (tot("matched") / float(off)) if impl != "pfifo" else "-",
+                pdrop, pdrop * 1e6 / off if off else 0)
+            out.append(row)
+    floods = [l for l in read(path).splitlines() if l.startswith("flood ")]
+    if floods:
+        out.append("")
+        out.append("floods (4 UDP flows at full speed for 1 s, 4 times with 2 s pauses, one choke kept under tbf 10mbit, "
+                   "limit 1000 min 800 max 900, no ecn; counters after each flood):")
+        out.append("")
+        out.append("| qdisc | flood | sent | backlog | early | pdrop | matched |")
+        out.append("|---|---|---|---|---|---|---|")
+        for line in floods:
+            kv = dict(w.split("=", 1) for w in line.split(" stats=")[0].split()[1:])
+            q = choke_json(line.split(" stats=", 1)[1]) or {}
+            out.append("| %s | %s | %s | %s | %s | %s | %s |" % (kv.get("impl"), kv.get("n"), q.get("packets"),
+                                                              q.get("qlen"), q.get("early"), q.get("pdrop"),
+                                                              q.get("matched")))
+    return "\n".join(out)
+
+
 def main(argv):
     if len(argv) >= 2 and argv[0] == "gen-batch":
         gen_batch(argv[1], "--quick" in argv)
         return 0
     if len(argv) == 3 and argv[0] == "report":
         return report(argv[1], argv[2])
+    if len(argv) == 2 and argv[0] == "fuzz":
+        return fuzz(argv[1])
+    if len(argv) in (2, 3) and argv[0] == "bench":
+        print(bench(argv[1], argv[2] if len(argv) == 3 else None))
+        return 0
     sys.stderr.write(__doc__)
     return 2
 
