@@ -316,7 +316,7 @@ __attribute__((noinline)) static void run_core(struct inst *in,
 
 		n -= m;
 		do {
-			(void)choke_enqueue(q, &flow[i], len[i], flow[i], 0,
+			(void)!choke_enqueue(q, &flow[i], len[i], flow[i], 0,
 					    now, &v);
 			while (choke_qlen(q) > Q)
 				(void)choke_dequeue(q, now, NULL);
@@ -356,7 +356,7 @@ __attribute__((noinline)) static void run_dpdk(struct inst *in,
 						choke_qlen(q) >> shift, now);
 
 			if (likely(r == 0))
-				(void)choke_enqueue(q, &flow[i], len[i],
+				(void)!choke_enqueue(q, &flow[i], len[i],
 						    flow[i], 0, now, &v);
 			else if (r == 1)
 				forced++;

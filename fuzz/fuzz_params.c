@@ -50,10 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (choke_init(&q, &p.cfg, ring, bytes))
 			abort();
 		for (i = 0; i < 16; i++)
-			choke_enqueue(&q, &pkts[i], 1000, (uint32_t)i % 3, 1, i * 1000, &v);
+			(void)!choke_enqueue(&q, &pkts[i], 1000, (uint32_t)i % 3, 1, i * 1000, &v);
 		while (choke_dequeue(&q, 20000, NULL))
 			;
-		choke_enqueue(&q, &pkts[0], 1000, 0, 1, 1ull << 40, &v);
+		(void)!choke_enqueue(&q, &pkts[0], 1000, 0, 1, 1ull << 40, &v);
 		if (choke_check_invariants(&q))
 			abort();
 		free(ring);

@@ -77,10 +77,8 @@ int wl_run(const struct wl_config *cfg, const struct choke_config *qc,
 		goto fail;
 	}
 	if (choke_init(&q, qc, ring, choke_ring_bytes(qc->limit))) {
-		const char *why;
-
-		choke_config_check(qc, &why);
-		fprintf(stderr, "choke: invalid queue configuration: %s\n", why);
+		fprintf(stderr, "choke: invalid queue configuration: %s\n",
+			choke_config_reason_text(choke_config_validate(qc)));
 		goto fail;
 	}
 	choke_seed(&q, cfg->seed);

@@ -590,11 +590,10 @@ static int setup(struct sim *s, const struct sim_config *c)
 		return -1;
 	}
 	if (choke_init(&s->q, &c->qcfg, s->ring, rb)) {
-		const char *why = "?";
 		char m[200];
 
-		choke_config_check(&c->qcfg, &why);
-		snprintf(m, sizeof(m), "invalid queue configuration: %s", why);
+		snprintf(m, sizeof(m), "invalid queue configuration: %s",
+			 choke_config_reason_text(choke_config_validate(&c->qcfg)));
 		fail(s, m);
 		return -1;
 	}
