@@ -216,7 +216,7 @@ static int parse_words(const char *words, int kind, struct choke_params *out)
 	for (w = strtok_r(buf, " ", &save); w && argc < 32;
 	     w = strtok_r(NULL, " ", &save))
 		argv[argc++] = w;
-	if (choke_params_parse(argc, argv, kind, NULL, out, err)) {
+	if (choke_params_parse(argc, argv, kind, NULL, out, err, sizeof(err))) {
 		fprintf(stderr, "choke-bench: %s: %s\n", words, err);
 		return -1;
 	}
@@ -269,7 +269,7 @@ static int qsetup_make(struct qsetup *qs, uint32_t Q, uint16_t maxp_inv)
 			for (w = strtok_r(buf, " ", &save); w && argc < 32;
 			     w = strtok_r(NULL, " ", &save))
 				argv[argc++] = w;
-			if (choke_params_parse(argc, argv, disc_kind[d], NULL, &qs->prm[d], err))
+			if (choke_params_parse(argc, argv, disc_kind[d], NULL, &qs->prm[d], err, sizeof(err)))
 				qs->invalid |= 1u << d;
 			continue;
 		}

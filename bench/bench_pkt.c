@@ -233,7 +233,7 @@ int choke_bench_pkt_main(int argc, char **argv)
 
 		if (tr > 0 && tr < t_read)
 			t_read = tr;
-		if (choke_params_parse(4, words, CHOKE_KIND_CHOKE, NULL, &p, err)) {
+		if (choke_params_parse(4, words, CHOKE_KIND_CHOKE, NULL, &p, err, sizeof(err))) {
 			fprintf(stderr, "choke-bench pkt: %s\n", err);
 			unlink(path);
 			return 1;

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			argv[argc++] = &buf[i];
 		}
 	}
-	if (choke_params_parse(argc, argv, kind, &o, &p, err)) {
+	if (choke_params_parse(argc, argv, kind, &o, &p, err, sizeof(err))) {
 		if (!err[0])
 			abort(); /* a refusal always says why */
 		return 0;

@@ -751,6 +751,11 @@ static void test_names(void)
 	CHECK(!choke_outcome_is_marked(CHOKE_QUEUED));
 	CHECK(!strcmp(choke_outcome_name(CHOKE_DROP_PROTECT), "protect"));
 	CHECK(!strcmp(choke_outcome_name(CHOKE_NOUTCOMES), "?"));
+	CHECK(!strcmp(choke_variant_name(CHOKE_VAR_NONE), "none"));
+	CHECK(!strcmp(choke_variant_name(CHOKE_VAR_DRAWS), "draws"));
+	CHECK(!strcmp(choke_variant_name(CHOKE_VAR_ADAPTIVE), "adaptive"));
+	CHECK(!strcmp(choke_variant_name(CHOKE_VAR_GEOMETRIC), "geometric"));
+	CHECK(!strcmp(choke_variant_name(4), "?"));
 }
 
 static void test_max_p_derivation(void)

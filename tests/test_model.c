@@ -564,7 +564,7 @@ static void test_model_protect_sequences(void)
 			while (words[k][argc])
 				argc++;
 			REQUIRE(choke_params_parse(argc, (char *const *)words[k],
-						   CHOKE_KIND_CHOKE, NULL, &prm, err) == 0);
+						   CHOKE_KIND_CHOKE, NULL, &prm, err, sizeof(err)) == 0);
 			pair_init(&p, &prm.cfg, 91 + k);
 			for (i = 0; i < n && !p.bad; i++) {
 				p.ops = i;
@@ -620,7 +620,7 @@ static void test_model_tc_parameter_sets(void)
 			argc++;
 		for (kind = CHOKE_KIND_CHOKE; kind <= CHOKE_KIND_RED; kind++) {
 			REQUIRE(choke_params_parse(argc, (char *const *)sets[s], kind,
-						   NULL, &prm, err) == 0);
+						   NULL, &prm, err, sizeof(err)) == 0);
 			prm.cfg.idle_unit = (uint8_t)(s % 2);
 			pair_init(&p, &prm.cfg, 77 + s);
 			for (i = 0; i < n && !p.bad; i++) {
@@ -680,7 +680,7 @@ static void run_wrap_scenario(char *const *words, int nwords, struct wrap_result
 
 	memset(res, 0, sizeof(*res));
 	res->agreed_until_wrap = 1;
-	if (choke_params_parse(nwords, words, CHOKE_KIND_CHOKE, NULL, &prm, err)) {
+	if (choke_params_parse(nwords, words, CHOKE_KIND_CHOKE, NULL, &prm, err, sizeof(err))) {
 		CHECK(!"wrap scenario parameters");
 		return;
 	}

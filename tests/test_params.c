@@ -76,7 +76,7 @@ static void check_ok_line(char *words, char *nums, char *stabhex,
 		CHECK(!"bad vector line");
 		return;
 	}
-	r = choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, &strict, &p, err);
+	r = choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, &strict, &p, err, sizeof(err));
 	if (r) {
 		tl_failures++;
 		fprintf(stderr, "FAIL %s: tc accepts [%s], we refuse: %s\n",
@@ -117,7 +117,7 @@ static void check_ok_line(char *words, char *nums, char *stabhex,
 		    scell < 32 && qmax >= qmin && limit <= 131071;
 	snprintf(wcopy, sizeof(wcopy), "%s", words);
 	argc = split_words(wcopy, argv, 64);
-	r = choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, NULL, &p, err);
+	r = choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, NULL, &p, err, sizeof(err));
 	if ((r == 0) != kernel_ok) {
 		tl_failures++;
 		fprintf(stderr, "FAIL %s: [%s]: kernel would %s, we %s (%s)\n",
@@ -140,7 +140,7 @@ static void check_err_line(char *words, const char *tcmsg, struct vec_counts *vc
 
 	snprintf(wcopy, sizeof(wcopy), "%s", words);
 	argc = split_words(wcopy, argv, 64);
-	if (choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, &strict, &p, err) == 0) {
+	if (choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, &strict, &p, err, sizeof(err)) == 0) {
 		tl_failures++;
 		fprintf(stderr, "FAIL %s: tc refuses [%s] (%s), we accept\n",
 			tl_current, words, tcmsg);
@@ -197,7 +197,7 @@ static int parse_str(const char *words, const struct choke_parse_opts *o,
 
 	snprintf(buf, sizeof(buf), "%s", words);
 	argc = split_words(buf, argv, 64);
-	return choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, o, p, err);
+	return choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, o, p, err, CHOKE_ERRBUF_SIZE);
 }
 
 static void test_params_harddrop_improvement(void)
@@ -300,13 +300,13 @@ static void test_params_fifo_and_red_words(void)
 	char *w2[] = { "min", "5" };
 	char *w3[] = { "limit", "300", "bandwidth", "1mbit" };
 
-	CHECK_EQ(choke_params_parse(0, NULL, CHOKE_KIND_FIFO, NULL, &p, err), 0);
+	CHECK_EQ(choke_params_parse(0, NULL, CHOKE_KIND_FIFO, NULL, &p, err, sizeof(err)), 0);
 	CHECK_EQ(p.cfg.limit, 1000);
 	CHECK_EQ(p.cfg.kind, CHOKE_KIND_FIFO);
-	CHECK_EQ(choke_params_parse(2, w1, CHOKE_KIND_FIFO, NULL, &p, err), 0);
+	CHECK_EQ(choke_params_parse(2, w1, CHOKE_KIND_FIFO, NULL, &p, err, sizeof(err)), 0);
 	CHECK_EQ(p.cfg.limit, 50);
-	CHECK_EQ(choke_params_parse(2, w2, CHOKE_KIND_FIFO, NULL, &p, err), CHOKE_EINVAL);
-	CHECK_EQ(choke_params_parse(4, w3, CHOKE_KIND_RED, NULL, &p, err), 0);
+	CHECK_EQ(choke_params_parse(2, w2, CHOKE_KIND_FIFO, NULL, &p, err, sizeof(err)), CHOKE_EINVAL);
+	CHECK_EQ(choke_params_parse(4, w3, CHOKE_KIND_RED, NULL, &p, err, sizeof(err)), 0);
 	CHECK_EQ(p.cfg.kind, CHOKE_KIND_RED);
 	CHECK_EQ(p.cfg.qth_max, 75);
 }
@@ -380,7 +380,7 @@ static void test_params_variants(void)
 	{
 		char *w[] = { "limit", "100", "bandwidth", "1mbit", "adaptive" };
 
-		CHECK_EQ(choke_params_parse(5, w, CHOKE_KIND_RED, NULL, &p, err),
+		CHECK_EQ(choke_params_parse(5, w, CHOKE_KIND_RED, NULL, &p, err, sizeof(err)),
 			 CHOKE_EINVAL);
 	}
 }
@@ -428,7 +428,7 @@ static void test_params_protect(void)
 	{
 		char *w[] = { "limit", "100", "bandwidth", "1mbit", "protect" };
 
-		CHECK_EQ(choke_params_parse(5, w, CHOKE_KIND_RED, NULL, &p, err),
+		CHECK_EQ(choke_params_parse(5, w, CHOKE_KIND_RED, NULL, &p, err, sizeof(err)),
 			 CHOKE_EINVAL);
 		CHECK(strstr(err, "choke only") != NULL);
 	}
@@ -437,7 +437,39 @@ static void test_params_protect(void)
 	CHECK_EQ(p.cfg.protect, 0);
 }
 
+/* The one transmission time: exact, rounded up, saturated. */
+static void test_params_tx_ns(void)
+{
+	CHECK_EQ(choke_tx_ns(1000, 10000000), 800000);      /* 10 Mbit/s */
+	CHECK_EQ(choke_tx_ns(1500, 1000000000), 12000);     /* 1 Gbit/s */
+	CHECK_EQ(choke_tx_ns(1, 3), 2666666667ull);         /* 8/3 s, up */
+	CHECK_EQ(choke_tx_ns(125, 1000000000000ull), 1);    /* 1 ns */
+	CHECK_EQ(choke_tx_ns(1, 10000000000000ull), 1);     /* 0.8 ns: 1 */
+	CHECK_EQ(choke_tx_ns(0, 8), 0);
+	CHECK_EQ(choke_tx_ns(1000, 0), 0);
+	CHECK_EQ(choke_tx_ns(UINT32_MAX, 8), 4294967295000000000ull);
+	CHECK_EQ(choke_tx_ns(UINT32_MAX, 1), UINT64_MAX);   /* does not fit */
+	CHECK_EQ(choke_tx_ns(UINT32_MAX, UINT64_MAX), 2);
+}
+
+/* The message is cut to the caller's buffer, never beyond it. */
+static void test_params_errlen(void)
+{
+	char err[12];
+	char *w[] = { "limit", "100", "bandwidth", "10mbit", "frobnicate" };
+	struct choke_params p;
+
+	memset(err, 'x', sizeof(err));
+	CHECK_EQ(choke_params_parse(5, w, CHOKE_KIND_CHOKE, NULL, &p, err, 8), CHOKE_EINVAL);
+	CHECK(!strcmp(err, "What is"));
+	CHECK(err[8] == 'x');
+	CHECK_EQ(choke_params_parse(5, w, CHOKE_KIND_CHOKE, NULL, &p, NULL, 0), CHOKE_EINVAL);
+	CHECK_EQ(choke_params_parse(4, w, CHOKE_KIND_CHOKE, NULL, &p, err, 0), 0);
+}
+
 const struct tl_test params_tests[] = {
+	{ "params/tx-ns", test_params_tx_ns },
+	{ "params/errlen", test_params_errlen },
 	{ "params/variants", test_params_variants },
 	{ "params/protect", test_params_protect },
 	{ "params/match-tc-vectors", test_params_match_tc_vectors },

@@ -590,7 +590,7 @@ static int ol_init(struct ol *o, const char *words, uint64_t seed)
 	snprintf(buf, sizeof(buf), "%s", words);
 	for (w = strtok_r(buf, " ", &save); w && argc < 32; w = strtok_r(NULL, " ", &save))
 		argv[argc++] = w;
-	if (choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, NULL, &prm, err)) {
+	if (choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, NULL, &prm, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", words, err);
 		return -1;
 	}
@@ -744,7 +744,7 @@ static void test_protect_bounded_and_conserving(void)
 	char err[CHOKE_ERRBUF_SIZE];
 	uint32_t i, flood_sent = 0, sent = 0, n = tl_quick ? 60000 : 200000;
 
-	REQUIRE(choke_params_parse(10, w, CHOKE_KIND_CHOKE, NULL, &prm, err) == 0);
+	REQUIRE(choke_params_parse(10, w, CHOKE_KIND_CHOKE, NULL, &prm, err, sizeof(err)) == 0);
 	c = prm.cfg;
 	REQUIRE(ph_init(&h, &c, 4) == 0);
 	for (i = 0; i < n; i++) {

@@ -87,7 +87,7 @@ static void test_idle_decay_matches_tc_design(void)
 	double got = 0, got_us = 0;
 	size_t i;
 
-	REQUIRE(choke_params_parse(12, words, CHOKE_KIND_CHOKE, NULL, &p, err) == 0);
+	REQUIRE(choke_params_parse(12, words, CHOKE_KIND_CHOKE, NULL, &p, err, sizeof(err)) == 0);
 	W = 1.0 / (1 << p.cfg.Wlog);
 	for (i = 0; i < sizeof(m_values) / sizeof(m_values[0]); i++) {
 		struct thost h;

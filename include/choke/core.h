@@ -128,6 +128,10 @@ enum choke_variant {
 #define CHOKE_MAX_DRAWS 16
 #define CHOKE_ADAPTIVE_REGIONS 8
 
+/* The variant's word ("draws", "adaptive", "geometric"; "none" for
+ * CHOKE_VAR_NONE, "?" for any other value). */
+const char *choke_variant_name(int variant);
+
 /*
  * `protect [N]` (docs/variants.md; the rule in src/core/protect.h): every
  * flow is held to about its fair share of the link. A table of N flows

@@ -65,8 +65,7 @@ static void reconfig_drop_cb(void *ctx, void *pkt, uint32_t len)
 
 static uint64_t tx_time_ns(const struct dp_dir *d, uint32_t len)
 {
-	return (uint64_t)(((__uint128_t)len * 8u * 1000000000u + d->rate_bps - 1) /
-			  d->rate_bps);
+	return choke_tx_ns(len, d->rate_bps);
 }
 
 static void bucket_refill(struct dp_dir *d, uint64_t now)
@@ -309,9 +308,9 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 		     uint64_t now)
 {
 	struct choke_verdict v;
+	enum choke_outcome r;
 	struct dp_pkt *p;
-	uint32_t i;
-	int r;
+	uint32_t i, slot, flow;
 
 	d->st.rx_frames++;
 	d->st.rx_bytes += len;
@@ -348,22 +347,19 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 	p->len = len;
 	p->t_in = now;
 	flow_key_from_frame(frame, len, PKT_LINK_ETHERNET, &p->key, &p->info);
-	r = choke_enqueue(&d->q, p, len, flow_key_hash(&p->key, d->flow_seed),
+	flow = flow_key_hash(&p->key, d->flow_seed);
+	r = choke_enqueue(&d->q, p, len, flow,
 			  pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, now, &v);
 	for (i = 0; i < v.nvictims; i++)
 		pkt_put(d, (struct dp_pkt *)v.victim[i]);
-	if (r == CHOKE_DROP_MATCH) {
-		uint32_t slot = choke_hh_add(&d->hh, flow_key_hash(&p->key, d->flow_seed),
-					     1 + v.nvictims, NULL);
-
-		if (slot < DP_HH_K)
-			d->hh_key[slot] = p->key;
-	}
-	if (r >= CHOKE_DROP_MATCH) {
+	slot = choke_hh_add_verdict(&d->hh, flow, r, &v, NULL);
+	if (slot < DP_HH_K)
+		d->hh_key[slot] = p->key;
+	if (choke_outcome_is_drop(r)) {
 		pkt_put(d, p);
 		return;
 	}
-	if (r == CHOKE_QUEUED_MARKED)
+	if (choke_outcome_is_marked(r))
 		pkt_ecn_set_ce(frame, len, &p->info);
 	p->state = DP_PKT_QUEUED;
 	if (d->ninring < d->inring_cap) {

@@ -15,11 +15,6 @@ static const char *const if_names[STATS_IF_NCOUNTERS] = {
 	"tx_packets", "tx_bytes", "tx_dropped", "tx_errors"
 };
 
-const char *stats_kind_name(int kind)
-{
-	return kind == CHOKE_KIND_FIFO ? "fifo" : kind == CHOKE_KIND_RED ? "red" : "choke";
-}
-
 /* ---- taking a snapshot ---- */
 
 void stats_take_dir(const struct dp_dir *d, struct stats_dir *o)
@@ -127,10 +122,10 @@ static void dir_text(FILE *f, const struct stats_dir *d)
 		choke_params_format(&d->cfg, line, sizeof(line));
 		if (d->rate_bps)
 			fprintf(f, "%s -> %s: %s %s, shaped to %.6g Mbit/s\n", d->in, d->out,
-				stats_kind_name(d->cfg.kind), line, (double)d->rate_bps / 1e6);
+				choke_kind_name(d->cfg.kind), line, (double)d->rate_bps / 1e6);
 		else
 			fprintf(f, "%s -> %s: %s %s, not shaped\n", d->in, d->out,
-				stats_kind_name(d->cfg.kind), line);
+				choke_kind_name(d->cfg.kind), line);
 		fprintf(f, " Sent %llu bytes %llu pkt (dropped %llu, overlimits %llu "
 			"requeues 0)\n backlog %llub %up requeues 0\n  marked %llu early "
 			"%llu pdrop %llu other 0 matched %llu\n",
@@ -209,7 +204,7 @@ static void dir_json(FILE *f, const struct stats_dir *d)
 		choke_params_format(&d->cfg, line, sizeof(line));
 		fprintf(f, ",\"rate_bps\":%llu,\"burst_ns\":%llu,\"discipline\":\"%s\",\"params\":",
 			(unsigned long long)d->rate_bps, (unsigned long long)d->burst_ns,
-			stats_kind_name(d->cfg.kind));
+			choke_kind_name(d->cfg.kind));
 		json_string(f, line);
 	}
 	fprintf(f, ",\"rx_frames\":%llu,\"rx_bytes\":%llu,\"tx_frames\":%llu,"

@@ -168,7 +168,7 @@ static void om_queue(FILE *f, const struct stats_snapshot *s)
 		if (s->d[i].shaped) {
 			choke_params_format(&s->d[i].cfg, line, sizeof(line));
 			om_start(f, "choke_bridge_discipline_info", &s->d[i]);
-			fprintf(f, ",discipline=\"%s\",params=", stats_kind_name(s->d[i].cfg.kind));
+			fprintf(f, ",discipline=\"%s\",params=", choke_kind_name(s->d[i].cfg.kind));
 			om_value(f, line);
 			om_end_u(f, 1);
 		}

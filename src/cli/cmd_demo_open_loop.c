@@ -29,8 +29,12 @@ static double loss(const struct wl_flow_result *f)
 
 static uint64_t drops_of(const struct wl_flow_result *f)
 {
-	return f->drop_match_arrival + f->drop_match_victim + f->drop_early +
-	       f->drop_forced + f->drop_limit;
+	uint64_t n = f->drop_match_victim;
+	int o;
+
+	for (o = 0; o < CHOKE_NOUTCOMES; o++)
+		n += f->drop[o];
+	return n;
 }
 
 static void print_table(const struct wl_config *wc, struct wl_result *res,
@@ -148,7 +152,8 @@ static void print_json(const struct wl_config *wc, struct wl_result *res,
 int cmd_demo_open_loop(double seconds, uint64_t seed, int json)
 {
 	static const char *const names[3] = { "FIFO", "RED", "CHOKe" };
-	static const char *const json_names[3] = { "fifo", "red", "choke" };
+	static const int kinds[3] = { CHOKE_KIND_FIFO, CHOKE_KIND_RED, CHOKE_KIND_CHOKE };
+	const char *json_names[3];
 	struct wl_flow_spec flows[DEMO_FLOWS];
 	struct wl_config wc;
 	struct wl_result res[3];
@@ -163,14 +168,14 @@ int cmd_demo_open_loop(double seconds, uint64_t seed, int json)
 				 DEMO_FLOWS, flows };
 
 	for (d = 0; d < 3; d++) {
-		int kind = d == 0 ? CHOKE_KIND_FIFO : d == 1 ? CHOKE_KIND_RED
-							     : CHOKE_KIND_CHOKE;
+		int kind = kinds[d];
 		char err[CHOKE_ERRBUF_SIZE];
 		/* FIFO takes only the limit */
 		int n = kind == CHOKE_KIND_FIFO ? 2 : DEMO_NWORDS;
 
+		json_names[d] = choke_kind_name(kind);
 		if (choke_params_parse(n, (char *const *)demo_words, kind, NULL, &prm[d],
-				       err)) {
+				       err, sizeof(err))) {
 			fprintf(stderr, "choke: demo: %s\n", err);
 			return 1;
 		}
@@ -190,7 +195,10 @@ int cmd_demo_open_loop(double seconds, uint64_t seed, int json)
 		       prm[0].cfg.limit);
 	}
 	for (d = 0; d < 3; d++) {
-		if (wl_run(&wc, &prm[d].cfg, &res[d])) {
+		char err[CHOKE_ERRBUF_SIZE];
+
+		if (wl_run(&wc, &prm[d].cfg, &res[d], err, sizeof(err))) {
+			fprintf(stderr, "choke: demo: %s\n", err);
 			while (d-- > 0)
 				wl_result_free(&res[d]);
 			return 1;

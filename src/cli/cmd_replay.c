@@ -45,12 +45,6 @@ const struct cli_cmd cli_cmd_replay = {
 	.run = cmd_replay,
 };
 
-static uint64_t flow_drops(const struct replay_flow *f)
-{
-	return f->drop_early + f->drop_forced + f->drop_limit + f->drop_match_arrival +
-	       f->drop_match_victim;
-}
-
 static const struct replay_flow *sort_base;
 
 static int by_offered(const void *a, const void *b)
@@ -140,11 +134,12 @@ static void print_text(FILE *out, const char *file, const char *qdesc, uint64_t 
 	       (unsigned long long)r->delivered_pkts,
 	       (unsigned long long)r->delivered_bytes, (unsigned long long)r->dropped_pkts,
 	       (unsigned long long)r->marked_pkts);
-	fprintf(out, "drops:  early %llu, forced %llu, limit %llu, matched %llu (2 packets "
-	       "each: %llu arrivals + %llu queued victims)\n",
+	fprintf(out, "drops:  early %llu, forced %llu, limit %llu, protect %llu, matched %llu "
+	       "(%llu arrivals + %llu queued victims)\n",
 	       (unsigned long long)s->prob_drop, (unsigned long long)s->forced_drop,
-	       (unsigned long long)s->pdrop, (unsigned long long)s->matched,
-	       (unsigned long long)s->matched, (unsigned long long)s->matched);
+	       (unsigned long long)s->pdrop, (unsigned long long)s->protect_drop,
+	       (unsigned long long)(s->matched + s->match_victims),
+	       (unsigned long long)s->matched, (unsigned long long)s->match_victims);
 	fprintf(out, "queue:  mean %.2f packets (max %u), mean %.0f bytes (max %llu)\n",
 	       r->mean_qlen, r->max_qlen, r->mean_backlog,
 	       (unsigned long long)r->max_backlog);
@@ -159,23 +154,26 @@ static void print_text(FILE *out, const char *file, const char *qdesc, uint64_t 
 					    ((double)rate * r->end_seconds) : 0);
 	fprintf(out, "%s flows by offered bytes (of %u):\n", top == r->nflows ? "all" : "top",
 	       r->nflows);
-	fprintf(out, "%-54s %9s %11s %9s %6s %7s %7s %7s %7s %7s %7s\n", "flow", "offered",
-	       "bytes", "delivered", "share", "early", "forced", "limit", "m-arr",
+	fprintf(out, "%-54s %9s %11s %9s %6s %7s %7s %7s %7s %7s %7s %7s\n", "flow", "offered",
+	       "bytes", "delivered", "share", "early", "forced", "limit", "protect", "m-arr",
 	       "m-vict", "marked");
 	for (i = 0; i < top; i++) {
 		const struct replay_flow *f = &r->flows[order[i]];
 		char label[160];
 
 		flow_label(f, label, sizeof(label));
-		fprintf(out, "%-54s %9llu %11llu %9llu %6.3f %7llu %7llu %7llu %7llu %7llu %7llu\n",
+		fprintf(out, "%-54s %9llu %11llu %9llu %6.3f %7llu %7llu %7llu %7llu %7llu %7llu "
+		       "%7llu\n",
 		       label, (unsigned long long)f->offered_pkts,
 		       (unsigned long long)f->offered_bytes,
 		       (unsigned long long)f->delivered_pkts,
 		       r->delivered_bytes ? (double)f->delivered_bytes /
 						    (double)r->delivered_bytes : 0,
-		       (unsigned long long)f->drop_early, (unsigned long long)f->drop_forced,
-		       (unsigned long long)f->drop_limit,
-		       (unsigned long long)f->drop_match_arrival,
+		       (unsigned long long)f->drop[CHOKE_DROP_EARLY],
+		       (unsigned long long)f->drop[CHOKE_DROP_FORCED],
+		       (unsigned long long)f->drop[CHOKE_DROP_LIMIT],
+		       (unsigned long long)f->drop[CHOKE_DROP_PROTECT],
+		       (unsigned long long)f->drop[CHOKE_DROP_MATCH],
 		       (unsigned long long)f->drop_match_victim,
 		       (unsigned long long)f->marked_pkts);
 	}
@@ -192,7 +190,7 @@ static uint32_t penalised(const struct replay_result *r, struct choke_hh_item *t
 
 static uint64_t exact_matched(const struct replay_flow *f)
 {
-	return f->drop_match_arrival + f->drop_match_victim;
+	return f->drop[CHOKE_DROP_MATCH] + f->drop_match_victim;
 }
 
 static void print_penalised_text(FILE *out, const struct replay_result *r, uint32_t n)
@@ -234,20 +232,20 @@ static void print_json(FILE *out, const char *file, const char *qdesc, int kind,
 	       (unsigned long long)r->skipped_caplen, (unsigned long long)r->skipped_len,
 	       (unsigned long long)r->skipped_time,
 	       r->capture_seconds, r->end_seconds, (unsigned long long)rate,
-	       cli_kind_name(kind));
+	       choke_kind_name(kind));
 	json_string(out, qdesc);
 	fprintf(out, ",\"totals\":{\"offered_pkts\":%llu,\"offered_bytes\":%llu,"
 	       "\"delivered_pkts\":%llu,\"delivered_bytes\":%llu,\"dropped_pkts\":%llu,"
 	       "\"marked_pkts\":%llu,\"drops\":{\"early\":%llu,\"forced\":%llu,"
-	       "\"limit\":%llu,\"match_arrival\":%llu,\"match_victim\":%llu},"
+	       "\"limit\":%llu,\"protect\":%llu,\"match_arrival\":%llu,\"match_victim\":%llu},"
 	       "\"matched\":%llu},",
 	       (unsigned long long)r->offered_pkts, (unsigned long long)r->offered_bytes,
 	       (unsigned long long)r->delivered_pkts,
 	       (unsigned long long)r->delivered_bytes, (unsigned long long)r->dropped_pkts,
 	       (unsigned long long)r->marked_pkts, (unsigned long long)s->prob_drop,
 	       (unsigned long long)s->forced_drop, (unsigned long long)s->pdrop,
-	       (unsigned long long)s->matched, (unsigned long long)s->matched,
-	       (unsigned long long)s->matched);
+	       (unsigned long long)s->protect_drop, (unsigned long long)s->matched,
+	       (unsigned long long)s->match_victims, (unsigned long long)s->matched);
 	fprintf(out, "\"queue\":{\"mean_pkts\":%.6f,\"max_pkts\":%u,\"mean_bytes\":%.3f,"
 	       "\"max_bytes\":%llu},\"delay_ms\":{\"p50\":%.6f,\"p99\":%.6f,"
 	       "\"max\":%.6f,\"mean\":%.6f},\"written\":%llu,\"flows\":[",
@@ -268,19 +266,23 @@ static void print_json(FILE *out, const char *file, const char *qdesc, int kind,
 		       "\"offered_bytes\":%llu,\"delivered_pkts\":%llu,"
 		       "\"delivered_bytes\":%llu,\"dropped_pkts\":%llu,\"marked_pkts\":%llu,"
 		       "\"share\":%.6f,\"drops\":{\"early\":%llu,\"forced\":%llu,"
-		       "\"limit\":%llu,\"match_arrival\":%llu,\"match_victim\":%llu}}",
+		       "\"limit\":%llu,\"protect\":%llu,\"match_arrival\":%llu,"
+		       "\"match_victim\":%llu}}",
 		       i ? "," : "", kind_name(f->key.kind), f->key.ethertype,
 		       replay_flow_proto(&f->key, pb, sizeof(pb)), s1, s2,
 		       f->key.sport, f->key.dport, (unsigned long long)f->offered_pkts,
 		       (unsigned long long)f->offered_bytes,
 		       (unsigned long long)f->delivered_pkts,
 		       (unsigned long long)f->delivered_bytes,
-		       (unsigned long long)flow_drops(f), (unsigned long long)f->marked_pkts,
+		       (unsigned long long)replay_flow_drops(f),
+		       (unsigned long long)f->marked_pkts,
 		       r->delivered_bytes ? (double)f->delivered_bytes /
 						    (double)r->delivered_bytes : 0,
-		       (unsigned long long)f->drop_early, (unsigned long long)f->drop_forced,
-		       (unsigned long long)f->drop_limit,
-		       (unsigned long long)f->drop_match_arrival,
+		       (unsigned long long)f->drop[CHOKE_DROP_EARLY],
+		       (unsigned long long)f->drop[CHOKE_DROP_FORCED],
+		       (unsigned long long)f->drop[CHOKE_DROP_LIMIT],
+		       (unsigned long long)f->drop[CHOKE_DROP_PROTECT],
+		       (unsigned long long)f->drop[CHOKE_DROP_MATCH],
 		       (unsigned long long)f->drop_match_victim);
 	}
 	fprintf(out, "]");
@@ -369,10 +371,8 @@ int cmd_replay(int argc, char **argv)
 		return 1;
 	}
 	for (i = 1; i < ps.npos; i++) {
-		if (nw == 0 && !strcmp(ps.pos[i], "red"))
-			kind = CHOKE_KIND_RED;
-		if (nw == 0 && !strcmp(ps.pos[i], "fifo"))
-			kind = CHOKE_KIND_FIFO;
+		if (nw == 0 && choke_kind_from_word(ps.pos[i]) >= 0)
+			kind = choke_kind_from_word(ps.pos[i]);
 		if (!strcmp(ps.pos[i], "bandwidth"))
 			has_bw = 1;
 		words[nw++] = ps.pos[i];
@@ -419,7 +419,7 @@ int cmd_replay(int argc, char **argv)
 		char line[256];
 
 		choke_params_format(&prm.cfg, line, sizeof(line));
-		snprintf(qdesc, sizeof(qdesc), "%s %s", cli_kind_name(kind), line);
+		snprintf(qdesc, sizeof(qdesc), "%s %s", choke_kind_name(kind), line);
 	}
 
 	if (write_path) {

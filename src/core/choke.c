@@ -117,6 +117,13 @@ int choke_kind_from_word(const char *word)
 	return -1;
 }
 
+const char *choke_variant_name(int variant)
+{
+	static const char *const names[] = { "none", "draws", "adaptive", "geometric" };
+
+	return variant >= 0 && variant <= CHOKE_VAR_GEOMETRIC ? names[variant] : "?";
+}
+
 const char *choke_outcome_name(int outcome)
 {
 	static const char *const names[CHOKE_NOUTCOMES] = {

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "choke/params.h"
+
 /* ---- flows: key -> index, open addressing ---- */
 
 struct flowtab {
@@ -102,6 +104,16 @@ static void hist_add(struct replay_hist *h, uint64_t v)
 		sub = v;
 	}
 	h->count[maj][sub]++;
+}
+
+uint64_t replay_flow_drops(const struct replay_flow *f)
+{
+	uint64_t n = f->drop_match_victim;
+	int o;
+
+	for (o = 0; o < CHOKE_NOUTCOMES; o++)
+		n += f->drop[o];
+	return n;
 }
 
 double replay_hist_quantile(const struct replay_hist *h, double q)
@@ -259,13 +271,6 @@ static void advance(struct run *r, uint64_t t)
 	}
 }
 
-static uint64_t tx_ns(uint64_t rate_bps, uint32_t bytes)
-{
-	__uint128_t num = (__uint128_t)bytes * 8u * 1000000000u;
-
-	return (uint64_t)((num + rate_bps - 1) / rate_bps);
-}
-
 static void start_next(struct run *r, uint64_t t)
 {
 	uint32_t len;
@@ -276,7 +281,7 @@ static void start_next(struct run *r, uint64_t t)
 	if (!p)
 		return;
 	r->link.on = p;
-	r->link.free_at = t + tx_ns(r->o->rate_bps, p->wire_len);
+	r->link.free_at = t + choke_tx_ns(p->wire_len, r->o->rate_bps);
 }
 
 static void finish_tx(struct run *r)
@@ -363,8 +368,8 @@ static int one_packet(struct run *r, const struct pcap_pkthdr *h,
 	struct rpkt *p = r->free_list;
 	struct replay_flow *f;
 	struct choke_verdict v;
+	enum choke_outcome out;
 	uint32_t fi, i;
-	int out;
 
 	if (!p)
 		return fail(r, -ENOMEM, "packet pool exhausted");
@@ -397,28 +402,16 @@ static int one_packet(struct run *r, const struct pcap_pkthdr *h,
 		r->ft.flows[vp->flow].drop_match_victim++;
 		pkt_free(r, vp);
 	}
-	switch (out) {
-	case CHOKE_QUEUED_MARKED:
+	choke_hh_add_verdict(res->hh, fi, out, &v, NULL);
+	if (choke_outcome_is_marked(out)) {
 		f->marked_pkts++;
 		if (p->data)
 			pkt_ecn_set_ce(p->data, p->caplen, &p->info);
-		break;
-	case CHOKE_DROP_MATCH:
-		f->drop_match_arrival++;
-		choke_hh_add(res->hh, fi, 1 + v.nvictims, NULL);
-		break;
-	case CHOKE_DROP_FORCED:
-		f->drop_forced++;
-		break;
-	case CHOKE_DROP_EARLY:
-		f->drop_early++;
-		break;
-	case CHOKE_DROP_LIMIT:
-		f->drop_limit++;
-		break;
 	}
-	if (out >= CHOKE_DROP_MATCH)
+	if (choke_outcome_is_drop(out)) {
+		f->drop[out]++;
 		pkt_free(r, p);
+	}
 	if (!r->link.on)
 		start_next(r, t);
 	if (choke_qlen(&r->q) > res->max_qlen)
@@ -785,8 +778,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 		res->delivered_pkts += f->delivered_pkts;
 		res->delivered_bytes += f->delivered_bytes;
 		res->marked_pkts += f->marked_pkts;
-		res->dropped_pkts += f->drop_early + f->drop_forced + f->drop_limit +
-				     f->drop_match_arrival + f->drop_match_victim;
+		res->dropped_pkts += replay_flow_drops(f);
 	}
 	if (last > 0 || t > 0) {
 		double span = (double)(t > last ? t : last);

@@ -44,9 +44,14 @@ struct replay_flow {
 	uint64_t offered_pkts, offered_bytes;
 	uint64_t delivered_pkts, delivered_bytes;
 	uint64_t marked_pkts;
-	uint64_t drop_early, drop_forced, drop_limit, drop_match_arrival,
-		drop_match_victim;
+	/* arrivals dropped, by outcome (the CHOKE_DROP_* entries; a match's
+	 * arrival is drop[CHOKE_DROP_MATCH]) */
+	uint64_t drop[CHOKE_NOUTCOMES];
+	uint64_t drop_match_victim; /* queued packets of the flow a match dropped */
 };
+
+/* Every packet of the flow dropped: arrivals, for every reason, and victims. */
+uint64_t replay_flow_drops(const struct replay_flow *f);
 
 /* A log-linear histogram of delays: 1% resolution, bounded memory. */
 #define REPLAY_HIST_SUB 128
