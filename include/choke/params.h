@@ -66,8 +66,21 @@ CHOKE_MUST_CHECK int choke_params_parse(int argc, char *const *argv, int kind,
 
 /* Print the configuration in tc's `tc -d qdisc show` style (no newline):
  * "limit 1000p min 100p max 300p ecn ewma 7 probability 0.02 Scell_log 17".
+ * It shows what the kernel holds (derived values such as ewma and Scell_log
+ * included), not words to type: see choke_params_words for those.
  * Returns the length snprintf would return. */
 int choke_params_format(const struct choke_config *cfg, char *buf, size_t len);
+
+/*
+ * The words that give p back (no newline), the kind first: "choke limit
+ * 1000 min 83 max 250 burst 138 avpkt 1000 bandwidth 1250000Bps
+ * probability 0.02 ecn". For every p that choke_params_parse produced
+ * (with the default options; a percentage's link speed is written out as
+ * the absolute rate), parsing these words after their kind word gives p
+ * again, field for field (tests/test_params.c checks it over many random
+ * configurations). Returns the length snprintf would return.
+ */
+int choke_params_words(const struct choke_params *p, char *buf, size_t len);
 
 /* The transmit-time pieces of tc, exposed for tests: bytes/s from a tc
  * rate string ("10mbit"); 0 on success. wide = accept > 32-bit rates. */

@@ -82,10 +82,15 @@ static void json_double(const char *key, double v)
 static void print_json(const struct choke_params *p)
 {
 	const struct choke_config *c = &p->cfg;
+	char words[512];
 	int i;
 
 	printf("{\"kind\":");
 	json_string(stdout, choke_kind_name(c->kind));
+	/* the words that give this configuration back */
+	choke_params_words(p, words, sizeof(words));
+	printf(",\"words\":");
+	json_string(stdout, words);
 	printf(",\"limit\":%u", c->limit);
 	if (c->kind != CHOKE_KIND_FIFO) {
 		printf(",\"qth_min\":%u,\"qth_max\":%u,\"Wlog\":%u,\"Plog\":%u,"

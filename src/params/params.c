@@ -361,6 +361,10 @@ static int parse_fifo(int argc, char *const *argv, struct choke_params *out,
 			argc--, argv++;
 			if (tc_get_unsigned(&limit, *argv))
 				return fail(err, errlen, "Illegal \"limit\"");
+			/* pfifo takes 0, a queue that drops every packet */
+			if (limit == 0)
+				return fail(err, errlen, "fifo: \"limit\" must be 1 to %u packets",
+					    CHOKE_MAX_LIMIT);
 		} else {
 			return fail(err, errlen, "fifo: What is \"%s\"? (fifo takes "
 				    "only limit PACKETS)", *argv);
@@ -397,7 +401,8 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 	uint32_t burst = 0, avpkt = 1000;
 	double probability = 0.02;
 	uint64_t rate = 0;
-	int ecn = 0, harddrop = 0, have_rate = 0, byte_mode = 0, wide, wlog;
+	int ecn = 0, harddrop = 0, ared = 0, nodrop = 0, have_rate = 0, byte_mode = 0, wide, wlog;
+	const char *variant_word = NULL; /* the draw variant's word, if one was given */
 	uint32_t qmin_b, qmax_b;
 	const char *why;
 
@@ -448,8 +453,13 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 			}
 		} else if (!strcmp(w, "ecn")) {
 			ecn = 1;
-		} else if (!strcmp(w, "harddrop") && !opts->strict_tc) {
-			harddrop = 1;
+		} else if (!strcmp(w, "harddrop") &&
+			   (!opts->strict_tc || kind == CHOKE_KIND_RED)) {
+			harddrop = 1; /* tc red has the word, tc choke does not */
+		} else if (!strcmp(w, "adaptive") && kind == CHOKE_KIND_RED) {
+			ared = 1; /* tc red's ARED flag (choke's adaptive is the variant) */
+		} else if (!strcmp(w, "nodrop") && kind == CHOKE_KIND_RED) {
+			nodrop = 1;
 		} else if (!strcmp(w, "min")) {
 			if (tc_get_unsigned(&c->qth_min, v))
 				return fail(err, errlen, "Illegal \"min\": %s", v);
@@ -465,29 +475,39 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 		} else if (!strcmp(w, "probability")) {
 			if (sscanf(v, "%lg", &probability) != 1)
 				return fail(err, errlen, "Illegal \"probability\": %s", v);
-		} else if (!opts->strict_tc && !strcmp(w, "draws")) {
-			uint32_t n;
+		} else if (!opts->strict_tc && kind != CHOKE_KIND_CHOKE &&
+			   (!strcmp(w, "draws") || !strcmp(w, "adaptive") ||
+			    !strcmp(w, "geometric") || !strcmp(w, "protect"))) {
+			return fail(err, errlen, "\"%s\" applies to choke only", w);
+		} else if (!opts->strict_tc && (!strcmp(w, "draws") || !strcmp(w, "adaptive") ||
+						!strcmp(w, "geometric"))) {
+			uint32_t n = 0;
 
-			if (!v || tc_get_unsigned(&n, v) || n < 1 || n > CHOKE_MAX_DRAWS)
-				return fail(err, errlen, "\"draws\" needs a number from 1 to %d",
-					    CHOKE_MAX_DRAWS);
-			c->variant = n > 1 ? CHOKE_VAR_DRAWS : CHOKE_VAR_NONE;
-			c->draws = n > 1 ? (uint8_t)n : 0;
-			argc--, argv++;
-		} else if (!opts->strict_tc && !strcmp(w, "adaptive")) {
-			c->variant = CHOKE_VAR_ADAPTIVE;
-			c->draws = 0;
-		} else if (!opts->strict_tc && !strcmp(w, "geometric")) {
-			uint32_t n = 8;
-
-			/* an optional cap follows */
-			if (v && v[0] >= '0' && v[0] <= '9') {
-				if (tc_get_unsigned(&n, v) || n < 1 || n > CHOKE_MAX_DRAWS)
-					return fail(err, errlen, "the \"geometric\" cap must be "
-						    "1 to %d", CHOKE_MAX_DRAWS);
+			/* one rule for the draws: a word may repeat, two differ */
+			if (variant_word && strcmp(variant_word, w))
+				return fail(err, errlen, "\"%s\" and \"%s\" are alternatives: give "
+					    "one of draws, adaptive and geometric", variant_word, w);
+			variant_word = w;
+			if (!strcmp(w, "draws")) {
+				/* draws 1 is mainline: no word at all */
+				if (!v || tc_get_unsigned(&n, v) || n < 2 || n > CHOKE_MAX_DRAWS)
+					return fail(err, errlen, "\"draws\" needs a number from 2 "
+						    "to %d", CHOKE_MAX_DRAWS);
+				c->variant = CHOKE_VAR_DRAWS;
 				argc--, argv++;
+			} else if (!strcmp(w, "geometric")) {
+				n = 8;
+				/* an optional cap follows */
+				if (v && v[0] >= '0' && v[0] <= '9') {
+					if (tc_get_unsigned(&n, v) || n < 1 || n > CHOKE_MAX_DRAWS)
+						return fail(err, errlen, "the \"geometric\" cap must "
+							    "be 1 to %d", CHOKE_MAX_DRAWS);
+					argc--, argv++;
+				}
+				c->variant = CHOKE_VAR_GEOMETRIC;
+			} else {
+				c->variant = CHOKE_VAR_ADAPTIVE;
 			}
-			c->variant = CHOKE_VAR_GEOMETRIC;
 			c->draws = (uint8_t)n;
 		} else if (!opts->strict_tc && !strcmp(w, "protect")) {
 			uint32_t n = CHOKE_PROTECT_DEFAULT;
@@ -519,10 +539,6 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 			    "missing%s", have_rate && !rate ?
 			    " (the bandwidth rounds to 0 bytes/s)" : "");
 
-	if (c->variant && kind != CHOKE_KIND_CHOKE)
-		return fail(err, errlen, "draws, adaptive and geometric apply to choke only");
-	if (c->protect && kind != CHOKE_KIND_CHOKE)
-		return fail(err, errlen, "protect applies to choke only");
 	if (c->protect && byte_mode)
 		return fail(err, errlen, "protect counts packets: it does not combine "
 			    "with bytes");
@@ -580,6 +596,10 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 		c->flags |= CHOKE_FLAG_ECN;
 	if (harddrop)
 		c->flags |= CHOKE_FLAG_HARDDROP;
+	if (ared)
+		c->flags |= CHOKE_FLAG_ADAPTATIVE;
+	if (nodrop)
+		c->flags |= CHOKE_FLAG_NODROP;
 	c->max_P = cvt_u32(probability * pow(2, 32));
 
 	out->burst = burst;
@@ -595,6 +615,9 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 		 1e-3 * fabs(probability))
 		warn(out, "probability %g is quantised to %g by the kernel's "
 		     "integer arithmetic", probability, out->max_p_effective);
+	if (ared)
+		warn(out, "adaptive (ARED): the flag is kept as tc sends it, but libchoke's "
+		     "red does not adapt max_P over time as Linux's sch_red does");
 	if (rate > 0xffffffffu)
 		warn(out, "bandwidth %llu bytes/s is above tc's 32-bit limit: "
 		     "stock tc refuses it", (unsigned long long)rate);
@@ -604,6 +627,68 @@ kernel_check:
 		return fail(err, errlen, "the kernel would reject this "
 			    "configuration: %s", why);
 	return 0;
+}
+
+/* snprintf appended at *n (which counts what did not fit too) */
+__attribute__((format(printf, 4, 5)))
+static void append(char *buf, size_t len, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(buf + (*n < len ? *n : len), *n < len ? len - *n : 0, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		*n += (size_t)k;
+}
+
+/* The shortest %g that reads back as the same double. */
+static void exact_double(double d, char *out, size_t len)
+{
+	int prec;
+
+	for (prec = 6; prec < 17; prec++) {
+		snprintf(out, len, "%.*g", prec, d);
+		if (strtod(out, NULL) == d)
+			return;
+	}
+	snprintf(out, len, "%.17g", d);
+}
+
+int choke_params_words(const struct choke_params *p, char *buf, size_t len)
+{
+	const struct choke_config *c = &p->cfg;
+	size_t n = 0;
+	char prob[40];
+
+	if (len)
+		buf[0] = 0;
+	append(buf, len, &n, "%s limit %u", choke_kind_name(c->kind),
+	       c->limit_bytes ? c->limit_bytes : c->limit);
+	if (c->kind == CHOKE_KIND_FIFO)
+		return (int)n;
+	exact_double(p->probability, prob, sizeof(prob));
+	append(buf, len, &n, " min %u max %u burst %u avpkt %u bandwidth %lluBps probability %s",
+	       c->qth_min, c->qth_max, p->burst, p->avpkt,
+	       (unsigned long long)p->rate_bytes, prob);
+	if (c->flags & CHOKE_FLAG_ECN)
+		append(buf, len, &n, " ecn");
+	if (c->flags & CHOKE_FLAG_HARDDROP)
+		append(buf, len, &n, " harddrop");
+	if (c->flags & CHOKE_FLAG_ADAPTATIVE)
+		append(buf, len, &n, " adaptive"); /* red's ARED flag */
+	if (c->flags & CHOKE_FLAG_NODROP)
+		append(buf, len, &n, " nodrop");
+	if (c->variant == CHOKE_VAR_DRAWS || c->variant == CHOKE_VAR_GEOMETRIC)
+		append(buf, len, &n, " %s %u", choke_variant_name(c->variant), c->draws);
+	else if (c->variant == CHOKE_VAR_ADAPTIVE)
+		append(buf, len, &n, " adaptive");
+	if (c->protect)
+		append(buf, len, &n, " protect %u", c->protect);
+	if (c->limit_bytes)
+		append(buf, len, &n, " bytes");
+	return (int)n;
 }
 
 int choke_params_format(const struct choke_config *c, char *buf, size_t len)
