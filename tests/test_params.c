@@ -226,7 +226,7 @@ static void test_params_wide_bandwidth_improvement(void)
 	CHECK_EQ(parse_str("limit 1000 bandwidth 40gbit", &strict, &a, err), CHOKE_EINVAL);
 	CHECK(strstr(err, "32-bit") != NULL);
 	REQUIRE(parse_str("limit 1000 bandwidth 40gbit", NULL, &a, err) == 0);
-	CHECK_EQ(a.rate_bytes, 5000000000ull);
+	CHECK_EQ(a.bandwidth_bytes_per_sec, 5000000000ull);
 	CHECK(a.nwarnings > 0);
 	/* same formulas: avpkt 1000 at 40 Gbit/s is 0.2 us -> 0 ticks, as at
 	 * 30 Gbit/s, which tc accepts (vector file) */
@@ -259,10 +259,10 @@ static void test_params_percent(void)
 	REQUIRE(parse_str("limit 1000 bandwidth 20%", &link, &a, err) == 0);
 	REQUIRE(parse_str("limit 1000 bandwidth 2gbit", NULL, &b, err) == 0);
 	CHECK(memcmp(&a.cfg, &b.cfg, sizeof(a.cfg)) == 0);
-	CHECK_EQ(a.rate_bytes, 250000000u);
+	CHECK_EQ(a.bandwidth_bytes_per_sec, 250000000u);
 	/* tc reads only the run of digits, dots and % signs */
 	REQUIRE(parse_str("limit 1000 bandwidth 20%xyz", &link, &b, err) == 0);
-	CHECK_EQ(b.rate_bytes, 250000000u);
+	CHECK_EQ(b.bandwidth_bytes_per_sec, 250000000u);
 	CHECK_EQ(parse_str("limit 1000 bandwidth 101%", &link, &a, err), CHOKE_EINVAL);
 	CHECK_EQ(parse_str("limit 1000 bandwidth x%", &link, &a, err), CHOKE_EINVAL);
 	CHECK_EQ(parse_str("limit 1000 bandwidth 5.5.5%", &link, &a, err), CHOKE_EINVAL);

@@ -44,7 +44,8 @@ struct choke_params {
 	uint32_t burst;       /* packets */
 	uint32_t avpkt;       /* bytes */
 	double probability;   /* as typed (or 0.02) */
-	uint64_t rate_bytes;  /* bytes per second */
+	uint64_t bandwidth_bytes_per_sec; /* `bandwidth`, in bytes per second (tc's
+					     unit; every *_bps in libchoke is bits) */
 	/* effective values */
 	double max_p_effective; /* max_P / 2^32 the kernel marks at, at max */
 	uint32_t xmit_ticks;    /* avpkt transmission time, 64 ns ticks */

@@ -494,7 +494,7 @@ ChokeQueueDisc::BuildConfig(struct choke_params* p, std::string* error) const
         p->cfg.Wlog = static_cast<uint8_t>(wlog);
         int scell = choke_tc_idle_damping(p->cfg.Wlog,
                                           p->avpkt,
-                                          p->rate_bytes,
+                                          p->bandwidth_bytes_per_sec,
                                           p->cfg.stab,
                                           &p->xmit_ticks);
         if (scell < 0)

@@ -1264,7 +1264,7 @@ class ChokeAttributesTestCase : public TestCase
             /* QW 0.002 is held as 2^-9, with tc's table for Wlog 9 */
             p.cfg.Wlog = 9;
             p.cfg.Scell_log = static_cast<uint8_t>(
-                choke_tc_idle_damping(9, 1000, p.rate_bytes, p.cfg.stab, &p.xmit_ticks));
+                choke_tc_idle_damping(9, 1000, p.bandwidth_bytes_per_sec, p.cfg.stab, &p.xmit_ticks));
             NS_TEST_ASSERT_MSG_EQ(std::memcmp(&p.cfg, &q->GetChokeConfig(), sizeof(p.cfg)),
                                   0,
                                   "QW: Wlog and the idle table as tc derives them");

@@ -103,7 +103,7 @@ static void print_json(const struct choke_params *p)
 		       "\"bandwidth_bytes_per_sec\":%llu,\"xmit_ticks\":%u",
 		       c->flags & CHOKE_FLAG_ECN ? "true" : "false",
 		       c->flags & CHOKE_FLAG_HARDDROP ? "true" : "false", p->burst,
-		       p->avpkt, (unsigned long long)p->rate_bytes, p->xmit_ticks);
+		       p->avpkt, (unsigned long long)p->bandwidth_bytes_per_sec, p->xmit_ticks);
 		json_double("probability", p->probability);
 		json_double("probability_effective", p->max_p_effective);
 		printf(",\"variant\":");

@@ -407,12 +407,12 @@ int cmd_replay(int argc, char **argv)
 		return 1;
 	cli_print_warnings(&prm);
 	if (!rate_str) {
-		if (prm.rate_bytes == 0 || prm.rate_bytes > REPLAY_RATE_MAX_BPS / 8) {
+		if (prm.bandwidth_bytes_per_sec == 0 || prm.bandwidth_bytes_per_sec > REPLAY_RATE_MAX_BPS / 8) {
 			fprintf(stderr, "choke: replay: the bandwidth must be from 8bit to "
 				"10tbit to be the link's rate\n");
 			return 1;
 		}
-		o.rate_bps = prm.rate_bytes * 8;
+		o.rate_bps = prm.bandwidth_bytes_per_sec * 8;
 	}
 	o.q = prm.cfg;
 	{

@@ -605,7 +605,7 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 	out->burst = burst;
 	out->avpkt = avpkt;
 	out->probability = probability;
-	out->rate_bytes = rate;
+	out->bandwidth_bytes_per_sec = rate;
 	out->max_p_effective = effective_max_p(c);
 	if (!c->max_P)
 		warn(out, "probability %g does not fit the kernel's 32-bit field: "
@@ -671,7 +671,7 @@ int choke_params_words(const struct choke_params *p, char *buf, size_t len)
 	exact_double(p->probability, prob, sizeof(prob));
 	append(buf, len, &n, " min %u max %u burst %u avpkt %u bandwidth %lluBps probability %s",
 	       c->qth_min, c->qth_max, p->burst, p->avpkt,
-	       (unsigned long long)p->rate_bytes, prob);
+	       (unsigned long long)p->bandwidth_bytes_per_sec, prob);
 	if (c->flags & CHOKE_FLAG_ECN)
 		append(buf, len, &n, " ecn");
 	if (c->flags & CHOKE_FLAG_HARDDROP)
