@@ -596,7 +596,7 @@ ChokeQueueDisc::RandomU32(void* ctx)
 bool
 ChokeQueueDisc::SameFlow(void*, const void* queued, const void* arriving)
 {
-    return flow_key_equal(&static_cast<const Slot*>(queued)->key,
+    return choke_flow_key_equal(&static_cast<const Slot*>(queued)->key,
                           &static_cast<const Slot*>(arriving)->key);
 }
 
@@ -610,7 +610,7 @@ ChokeQueueDisc::FlowOf(Ptr<const QueueDiscItem> item, Slot* slot) const
      * Ethernet frame of that ethertype. */
     uint8_t frame[40 + 256];
     uint32_t n = 0;
-    int link = PKT_LINK_RAW;
+    int link = CHOKE_LINK_RAW;
     Ptr<const Ipv4QueueDiscItem> ip4 = DynamicCast<const Ipv4QueueDiscItem>(item);
     Ptr<const Ipv6QueueDiscItem> ip6;
     if (ip4)
@@ -639,10 +639,10 @@ ChokeQueueDisc::FlowOf(Ptr<const QueueDiscItem> item, Slot* slot) const
         frame[12] = static_cast<uint8_t>(item->GetProtocol() >> 8);
         frame[13] = static_cast<uint8_t>(item->GetProtocol());
         n = 14;
-        link = PKT_LINK_ETHERNET;
+        link = CHOKE_LINK_ETHERNET;
     }
-    flow_key_from_frame(frame, n, link, &slot->key, nullptr);
-    return flow_key_hash(&slot->key, FLOW_HASH_SEED);
+    choke_flow_key_from_frame(frame, n, link, &slot->key, nullptr);
+    return choke_flow_key_hash(&slot->key, FLOW_HASH_SEED);
 }
 
 uint32_t

@@ -163,7 +163,7 @@ class ChokeQueueDisc : public QueueDisc
      */
     uint32_t GetFlowValue(Ptr<const QueueDiscItem> item) const;
 
-    /// The key of the flow hash (libchoke's flow_key_hash); a match is
+    /// The key of the flow hash (libchoke's choke_flow_key_hash); a match is
     /// always confirmed by comparing the keys, so it only spreads flows.
     static constexpr uint64_t FLOW_HASH_SEED = 0x43484f4b452d6e73ull;
 
@@ -182,7 +182,7 @@ class ChokeQueueDisc : public QueueDisc
     struct Slot
     {
         ChokeInternalQueue::Position pos; //!< where the item is in the internal queue
-        struct flow_key key;              //!< its flow (header mode)
+        struct choke_flow_key key;              //!< its flow (header mode)
         uint32_t next;                    //!< free-list link
     };
 

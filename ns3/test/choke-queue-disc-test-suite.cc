@@ -887,9 +887,9 @@ class ChokeFlowKeyTestCase : public TestCase
                 frame[21] = static_cast<uint8_t>(sport);
                 frame[22] = static_cast<uint8_t>(dport >> 8);
                 frame[23] = static_cast<uint8_t>(dport);
-                struct flow_key k;
-                flow_key_from_frame(frame, sizeof(frame), PKT_LINK_RAW, &k, nullptr);
-                uint32_t h = flow_key_hash(&k, ChokeQueueDisc::FLOW_HASH_SEED);
+                struct choke_flow_key k;
+                choke_flow_key_from_frame(frame, sizeof(frame), CHOKE_LINK_RAW, &k, nullptr);
+                uint32_t h = choke_flow_key_hash(&k, ChokeQueueDisc::FLOW_HASH_SEED);
                 auto it = seen.find(h);
                 if (it != seen.end())
                 {

@@ -48,7 +48,7 @@ static void pkt_put(struct dp_dir *d, struct dp_pkt *p)
 static bool same_flow_cb(void *ctx, const void *a, const void *b)
 {
 	(void)ctx;
-	return flow_key_equal(&((const struct dp_pkt *)a)->key,
+	return choke_flow_key_equal(&((const struct dp_pkt *)a)->key,
 			      &((const struct dp_pkt *)b)->key);
 }
 
@@ -319,11 +319,11 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 		return;
 	}
 	if (status & TP_STATUS_CSUMNOTREADY) {
-		struct flow_key key;
-		struct pkt_info info;
+		struct choke_flow_key key;
+		struct choke_pkt_info info;
 
-		flow_key_from_frame(frame, len, PKT_LINK_ETHERNET, &key, &info);
-		d->st.csum_filled += pkt_l4_checksum_fill(frame, len, &info, key.proto);
+		choke_flow_key_from_frame(frame, len, CHOKE_LINK_ETHERNET, &key, &info);
+		d->st.csum_filled += choke_pkt_l4_checksum_fill(frame, len, &info, key.proto);
 	}
 	if (!d->shaped) {
 		if (afp_tx_put(&d->tx, frame, len)) {
@@ -346,10 +346,10 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 	p->data = frame;
 	p->len = len;
 	p->t_in = now;
-	flow_key_from_frame(frame, len, PKT_LINK_ETHERNET, &p->key, &p->info);
-	flow = flow_key_hash(&p->key, d->flow_seed);
+	choke_flow_key_from_frame(frame, len, CHOKE_LINK_ETHERNET, &p->key, &p->info);
+	flow = choke_flow_key_hash(&p->key, d->flow_seed);
 	r = choke_enqueue(&d->q, p, len, flow,
-			  pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, now, &v);
+			  choke_pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, now, &v);
 	for (i = 0; i < v.nvictims; i++)
 		pkt_put(d, (struct dp_pkt *)v.victim[i]);
 	slot = choke_hh_add_verdict(&d->hh, flow, r, &v, NULL);
@@ -360,7 +360,7 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 		return;
 	}
 	if (choke_outcome_is_marked(r))
-		pkt_ecn_set_ce(frame, len, &p->info);
+		choke_pkt_ecn_set_ce(frame, len, &p->info);
 	p->state = DP_PKT_QUEUED;
 	if (d->ninring < d->inring_cap) {
 		d->inring[d->ninring++] = p;

@@ -91,12 +91,12 @@ void stats_read_if(const char *name, struct stats_if *o)
 	}
 }
 
-void stats_flow_label(const struct flow_key *k, char *buf, size_t len)
+void stats_flow_label(const struct choke_flow_key *k, char *buf, size_t len)
 {
 	char s[64], d[64];
-	int fam = k->kind == FLOW_KIND_IPV4 ? AF_INET : AF_INET6;
+	int fam = k->kind == CHOKE_FLOW_KIND_IPV4 ? AF_INET : AF_INET6;
 
-	if (k->kind != FLOW_KIND_IPV4 && k->kind != FLOW_KIND_IPV6) {
+	if (k->kind != CHOKE_FLOW_KIND_IPV4 && k->kind != CHOKE_FLOW_KIND_IPV6) {
 		snprintf(buf, len, "ethertype 0x%04x", k->ethertype);
 		return;
 	}

@@ -60,15 +60,15 @@ static int by_offered(const void *a, const void *b)
 static const char *kind_name(int kind)
 {
 	switch (kind) {
-	case FLOW_KIND_IPV4:
+	case CHOKE_FLOW_KIND_IPV4:
 		return "ipv4";
-	case FLOW_KIND_IPV6:
+	case CHOKE_FLOW_KIND_IPV6:
 		return "ipv6";
-	case FLOW_KIND_NONIP:
+	case CHOKE_FLOW_KIND_NONIP:
 		return "non-ip";
-	case FLOW_KIND_MALFORMED:
+	case CHOKE_FLOW_KIND_MALFORMED:
 		return "malformed";
-	case FLOW_KIND_TRUNCATED:
+	case CHOKE_FLOW_KIND_TRUNCATED:
 		return "truncated";
 	}
 	return "?";
@@ -78,7 +78,7 @@ static void flow_label(const struct replay_flow *f, char *buf, size_t len)
 {
 	char s[64], d[64], pb[24];
 
-	if (f->key.kind != FLOW_KIND_IPV4 && f->key.kind != FLOW_KIND_IPV6) {
+	if (f->key.kind != CHOKE_FLOW_KIND_IPV4 && f->key.kind != CHOKE_FLOW_KIND_IPV6) {
 		snprintf(buf, len, "%s ethertype 0x%04x", kind_name(f->key.kind),
 			 f->key.ethertype);
 		return;
@@ -87,10 +87,10 @@ static void flow_label(const struct replay_flow *f, char *buf, size_t len)
 	replay_addr(&f->key, 1, d, sizeof(d));
 	snprintf(buf, len, "%s %s%s%s:%u > %s%s%s:%u",
 		 replay_flow_proto(&f->key, pb, sizeof(pb)),
-		 f->key.kind == FLOW_KIND_IPV6 ? "[" : "", s,
-		 f->key.kind == FLOW_KIND_IPV6 ? "]" : "", f->key.sport,
-		 f->key.kind == FLOW_KIND_IPV6 ? "[" : "", d,
-		 f->key.kind == FLOW_KIND_IPV6 ? "]" : "", f->key.dport);
+		 f->key.kind == CHOKE_FLOW_KIND_IPV6 ? "[" : "", s,
+		 f->key.kind == CHOKE_FLOW_KIND_IPV6 ? "]" : "", f->key.sport,
+		 f->key.kind == CHOKE_FLOW_KIND_IPV6 ? "[" : "", d,
+		 f->key.kind == CHOKE_FLOW_KIND_IPV6 ? "]" : "", f->key.dport);
 }
 
 static void print_text(FILE *out, const char *file, const char *qdesc, uint64_t rate,

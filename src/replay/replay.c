@@ -41,7 +41,7 @@ static int flowtab_grow(struct flowtab *t)
 	if (!ns)
 		return -1;
 	for (i = 0; i < t->n; i++) {
-		uint32_t h = flow_key_hash(&t->flows[i].key, t->seed) & nmask;
+		uint32_t h = choke_flow_key_hash(&t->flows[i].key, t->seed) & nmask;
 
 		while (ns[h])
 			h = (h + 1) & nmask;
@@ -54,16 +54,16 @@ static int flowtab_grow(struct flowtab *t)
 }
 
 /* the index of key, added if new; UINT32_MAX when out of memory */
-static uint32_t flowtab_get(struct flowtab *t, const struct flow_key *key)
+static uint32_t flowtab_get(struct flowtab *t, const struct choke_flow_key *key)
 {
-	uint32_t h = flow_key_hash(key, t->seed) & t->mask;
+	uint32_t h = choke_flow_key_hash(key, t->seed) & t->mask;
 
 	for (;;) {
 		uint32_t s = t->slot[h];
 
 		if (!s)
 			break;
-		if (flow_key_equal(&t->flows[s - 1].key, key))
+		if (choke_flow_key_equal(&t->flows[s - 1].key, key))
 			return s - 1;
 		h = (h + 1) & t->mask;
 	}
@@ -201,20 +201,20 @@ const char *replay_proto_name(uint8_t proto, char *buf, size_t len)
 	return buf;
 }
 
-const char *replay_flow_proto(const struct flow_key *k, char *buf, size_t len)
+const char *replay_flow_proto(const struct choke_flow_key *k, char *buf, size_t len)
 {
-	if (k->kind != FLOW_KIND_IPV4 && k->kind != FLOW_KIND_IPV6)
+	if (k->kind != CHOKE_FLOW_KIND_IPV4 && k->kind != CHOKE_FLOW_KIND_IPV6)
 		return "-";
 	return replay_proto_name(k->proto, buf, len);
 }
 
-void replay_addr(const struct flow_key *k, int dst, char *buf, size_t len)
+void replay_addr(const struct choke_flow_key *k, int dst, char *buf, size_t len)
 {
 	const uint8_t *a = dst ? k->dst : k->src;
 
-	if (k->kind == FLOW_KIND_IPV4)
+	if (k->kind == CHOKE_FLOW_KIND_IPV4)
 		inet_ntop(AF_INET, a, buf, (socklen_t)len);
-	else if (k->kind == FLOW_KIND_IPV6)
+	else if (k->kind == CHOKE_FLOW_KIND_IPV6)
 		inet_ntop(AF_INET6, a, buf, (socklen_t)len);
 	else
 		snprintf(buf, len, "-");
@@ -226,7 +226,7 @@ struct rpkt {
 	uint32_t flow, wire_len, caplen;
 	uint64_t t_arrival;
 	uint8_t *data; /* with --write */
-	struct pkt_info info;
+	struct choke_pkt_info info;
 	struct rpkt *next;
 };
 
@@ -335,26 +335,26 @@ static int map_linktype(int dlt)
 {
 	switch (dlt) {
 	case DLT_EN10MB:
-		return PKT_LINK_ETHERNET;
+		return CHOKE_LINK_ETHERNET;
 	case DLT_RAW:
 #if defined(DLT_RAW) && DLT_RAW != 14
 	case 14: /* DLT_RAW on some BSDs */
 #endif
 	case 101:
-		return PKT_LINK_RAW;
+		return CHOKE_LINK_RAW;
 	case DLT_LINUX_SLL:
-		return PKT_LINK_LINUX_SLL;
+		return CHOKE_LINK_LINUX_SLL;
 #ifdef DLT_LINUX_SLL2
 	case DLT_LINUX_SLL2:
-		return PKT_LINK_LINUX_SLL2;
+		return CHOKE_LINK_LINUX_SLL2;
 #endif
 #ifdef DLT_IPV4
 	case DLT_IPV4:
-		return PKT_LINK_IPV4;
+		return CHOKE_LINK_IPV4;
 #endif
 #ifdef DLT_IPV6
 	case DLT_IPV6:
-		return PKT_LINK_IPV6;
+		return CHOKE_LINK_IPV6;
 #endif
 	}
 	return -1;
@@ -364,7 +364,7 @@ static int one_packet(struct run *r, const struct pcap_pkthdr *h,
 		      const u_char *data, uint64_t t, int lt)
 {
 	struct replay_result *res = r->res;
-	struct flow_key key;
+	struct choke_flow_key key;
 	struct rpkt *p = r->free_list;
 	struct replay_flow *f;
 	struct choke_verdict v;
@@ -373,7 +373,7 @@ static int one_packet(struct run *r, const struct pcap_pkthdr *h,
 
 	if (!p)
 		return fail(r, -ENOMEM, "packet pool exhausted");
-	flow_key_from_frame(data, h->caplen, lt, &key, &p->info);
+	choke_flow_key_from_frame(data, h->caplen, lt, &key, &p->info);
 	fi = flowtab_get(&r->ft, &key);
 	if (fi == UINT32_MAX)
 		return fail(r, -ENOMEM, "out of memory");
@@ -395,7 +395,7 @@ static int one_packet(struct run *r, const struct pcap_pkthdr *h,
 	link_until(r, t);
 	advance(r, t);
 	out = choke_enqueue(&r->q, p, h->len, fi,
-			    pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, t, &v);
+			    choke_pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, t, &v);
 	for (i = 0; i < v.nvictims; i++) {
 		struct rpkt *vp = (struct rpkt *)v.victim[i];
 
@@ -406,7 +406,7 @@ static int one_packet(struct run *r, const struct pcap_pkthdr *h,
 	if (choke_outcome_is_marked(out)) {
 		f->marked_pkts++;
 		if (p->data)
-			pkt_ecn_set_ce(p->data, p->caplen, &p->info);
+			choke_pkt_ecn_set_ce(p->data, p->caplen, &p->info);
 	}
 	if (choke_outcome_is_drop(out)) {
 		f->drop[out]++;
@@ -669,7 +669,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	lt = map_linktype(pcap_datalink(pc));
 	res->linktype = pcap_datalink(pc);
 	res->snaplen = pcap_snapshot(pc);
-	if (lt < 0 || !pkt_linktype_supported(lt)) {
+	if (lt < 0 || !choke_pkt_linktype_supported(lt)) {
 		const char *name = pcap_datalink_val_to_name(pcap_datalink(pc));
 
 		fail(&r, -ENOTSUP, "%s: link type %d (%s) is not supported (Ethernet, raw IP, "

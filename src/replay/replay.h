@@ -40,7 +40,7 @@ struct replay_opts {
 };
 
 struct replay_flow {
-	struct flow_key key;
+	struct choke_flow_key key;
 	uint64_t offered_pkts, offered_bytes;
 	uint64_t delivered_pkts, delivered_bytes;
 	uint64_t marked_pkts;
@@ -114,8 +114,8 @@ double replay_hist_quantile(const struct replay_hist *h, double q);
 const char *replay_proto_name(uint8_t proto, char *buf, size_t len);
 /* A flow's protocol: its name for IPv4 and IPv6 flows, "-" for the others
  * (non-IP, malformed, truncated: they have none). */
-const char *replay_flow_proto(const struct flow_key *k, char *buf, size_t len);
+const char *replay_flow_proto(const struct choke_flow_key *k, char *buf, size_t len);
 /* The addresses of a key as text (IPv4 dotted, IPv6 RFC 5952). */
-void replay_addr(const struct flow_key *k, int dst, char *buf, size_t len);
+void replay_addr(const struct choke_flow_key *k, int dst, char *buf, size_t len);
 
 #endif
