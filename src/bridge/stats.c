@@ -202,9 +202,10 @@ static void dir_json(FILE *f, const struct stats_dir *d)
 	fprintf(f, ",\"shaped\":%s", d->shaped ? "true" : "false");
 	if (d->shaped) {
 		choke_params_format(&d->cfg, line, sizeof(line));
-		fprintf(f, ",\"rate_bps\":%llu,\"burst_ns\":%llu,\"discipline\":\"%s\",\"params\":",
-			(unsigned long long)d->rate_bps, (unsigned long long)d->burst_ns,
-			choke_kind_name(d->cfg.kind));
+		fprintf(f, ",\"rate_bps\":%llu,\"burst_ns\":%llu,\"discipline\":",
+			(unsigned long long)d->rate_bps, (unsigned long long)d->burst_ns);
+		json_string(f, choke_kind_name(d->cfg.kind));
+		fprintf(f, ",\"params\":");
 		json_string(f, line);
 	}
 	fprintf(f, ",\"rx_frames\":%llu,\"rx_bytes\":%llu,\"tx_frames\":%llu,"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/json.h"
 #include "cli.h"
 #include "workload.h"
 
@@ -120,11 +121,13 @@ static void print_json(const struct wl_config *wc, struct wl_result *res,
 	for (d = 0; d < 3; d++) {
 		const struct choke_stats *s = &res[d].st;
 
-		printf("%s{\"discipline\":\"%s\",\"utilization\":%.6f,"
+		printf("%s{\"discipline\":", d ? "," : "");
+		json_string(stdout, names[d]);
+		printf(",\"utilization\":%.6f,"
 		       "\"heavy_share\":%.6f,\"mean_qlen\":%.3f,\"mean_delay_ms\":%.4f,"
 		       "\"drops\":{\"matched\":%llu,\"early\":%llu,\"forced\":%llu,"
 		       "\"limit\":%llu,\"total\":%llu},\"flows\":[",
-		       d ? "," : "", names[d], res[d].utilization,
+		       res[d].utilization,
 		       res[d].utilization > 0 ?
 			       res[d].flows[0].delivered_bytes * 8.0 /
 				       (wc->link_bps * res[d].utilization * secs) : 0,
@@ -135,10 +138,11 @@ static void print_json(const struct wl_config *wc, struct wl_result *res,
 		for (f = 0; f < wc->nflows; f++) {
 			const struct wl_flow_result *fr = &res[d].flows[f];
 
-			printf("%s{\"flow\":%d,\"kind\":\"%s\",\"offered_mbps\":%.6f,"
+			printf("%s{\"flow\":%d,\"kind\":", f ? "," : "", f);
+			json_string(stdout, f ? "light" : "heavy");
+			printf(",\"offered_mbps\":%.6f,"
 			       "\"delivered_mbps\":%.6f,\"offered_pkts\":%llu,"
 			       "\"delivered_pkts\":%llu,\"loss\":%.6f}",
-			       f ? "," : "", f, f ? "light" : "heavy",
 			       mbps(fr->offered_bytes, secs), mbps(fr->delivered_bytes, secs),
 			       (unsigned long long)fr->offered_pkts,
 			       (unsigned long long)fr->delivered_pkts, loss(fr));

@@ -226,13 +226,14 @@ static void print_json(FILE *out, const char *file, const char *qdesc, int kind,
 	fprintf(out, ",\"linktype\":%d,\"packets_read\":%llu,\"truncated_records\":%llu,"
 	       "\"reordered\":%llu,\"skipped\":{\"caplen_over_snaplen\":%llu,"
 	       "\"bad_length\":%llu,\"bad_time\":%llu},\"capture_seconds\":%.9f,"
-	       "\"end_seconds\":%.9f,\"rate_bps\":%llu,\"discipline\":\"%s\",\"params\":",
+	       "\"end_seconds\":%.9f,\"rate_bps\":%llu,\"discipline\":",
 	       r->linktype, (unsigned long long)r->packets_read,
 	       (unsigned long long)r->truncated_records, (unsigned long long)r->reordered,
 	       (unsigned long long)r->skipped_caplen, (unsigned long long)r->skipped_len,
 	       (unsigned long long)r->skipped_time,
-	       r->capture_seconds, r->end_seconds, (unsigned long long)rate,
-	       choke_kind_name(kind));
+	       r->capture_seconds, r->end_seconds, (unsigned long long)rate);
+	json_string(out, choke_kind_name(kind));
+	fprintf(out, ",\"params\":");
 	json_string(out, qdesc);
 	fprintf(out, ",\"totals\":{\"offered_pkts\":%llu,\"offered_bytes\":%llu,"
 	       "\"delivered_pkts\":%llu,\"delivered_bytes\":%llu,\"dropped_pkts\":%llu,"
@@ -261,15 +262,20 @@ static void print_json(FILE *out, const char *file, const char *qdesc, int kind,
 
 		replay_addr(&f->key, 0, s1, sizeof(s1));
 		replay_addr(&f->key, 1, s2, sizeof(s2));
-		fprintf(out, "%s{\"kind\":\"%s\",\"ethertype\":%u,\"proto\":\"%s\",\"src\":\"%s\","
-		       "\"dst\":\"%s\",\"sport\":%u,\"dport\":%u,\"offered_pkts\":%llu,"
+		fprintf(out, "%s{\"kind\":", i ? "," : "");
+		json_string(out, kind_name(f->key.kind));
+		fprintf(out, ",\"ethertype\":%u,\"proto\":", f->key.ethertype);
+		json_string(out, replay_flow_proto(&f->key, pb, sizeof(pb)));
+		fprintf(out, ",\"src\":");
+		json_string(out, s1);
+		fprintf(out, ",\"dst\":");
+		json_string(out, s2);
+		fprintf(out, ",\"sport\":%u,\"dport\":%u,\"offered_pkts\":%llu,"
 		       "\"offered_bytes\":%llu,\"delivered_pkts\":%llu,"
 		       "\"delivered_bytes\":%llu,\"dropped_pkts\":%llu,\"marked_pkts\":%llu,"
 		       "\"share\":%.6f,\"drops\":{\"early\":%llu,\"forced\":%llu,"
 		       "\"limit\":%llu,\"protect\":%llu,\"match_arrival\":%llu,"
 		       "\"match_victim\":%llu}}",
-		       i ? "," : "", kind_name(f->key.kind), f->key.ethertype,
-		       replay_flow_proto(&f->key, pb, sizeof(pb)), s1, s2,
 		       f->key.sport, f->key.dport, (unsigned long long)f->offered_pkts,
 		       (unsigned long long)f->offered_bytes,
 		       (unsigned long long)f->delivered_pkts,
@@ -300,11 +306,15 @@ static void print_json(FILE *out, const char *file, const char *qdesc, int kind,
 
 			replay_addr(&f->key, 0, s1, sizeof(s1));
 			replay_addr(&f->key, 1, s2, sizeof(s2));
-			fprintf(out, "%s{\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
-			       "\"sport\":%u,\"dport\":%u,\"estimate\":%llu,\"error\":%llu,"
+			fprintf(out, "%s{\"proto\":", i ? "," : "");
+			json_string(out, replay_flow_proto(&f->key, pb, sizeof(pb)));
+			fprintf(out, ",\"src\":");
+			json_string(out, s1);
+			fprintf(out, ",\"dst\":");
+			json_string(out, s2);
+			fprintf(out, ",\"sport\":%u,\"dport\":%u,\"estimate\":%llu,\"error\":%llu,"
 			       "\"exact\":%llu}",
-			       i ? "," : "", replay_flow_proto(&f->key, pb, sizeof(pb)),
-			       s1, s2, f->key.sport, f->key.dport,
+			       f->key.sport, f->key.dport,
 			       (unsigned long long)hh[i].count, (unsigned long long)hh[i].err,
 			       (unsigned long long)exact_matched(f));
 		}

@@ -351,8 +351,9 @@ static void run_json(FILE *f, const struct sim_run *r, int speed, int with_flows
 		const struct choke_hh_item *h = &res->hh_top[i];
 		const struct sim_flow_result *fr = &res->flows[h->flow];
 
-		fprintf(f, "%s{\"flow\":%u,\"kind\":\"%s\",\"estimate\":%llu,\"error\":%llu,"
-			"\"exact\":%llu}", i ? "," : "", h->flow, cls_name[fr->cls],
+		fprintf(f, "%s{\"flow\":%u,\"kind\":", i ? "," : "", h->flow);
+		json_string(f, cls_name[fr->cls]);
+		fprintf(f, ",\"estimate\":%llu,\"error\":%llu,\"exact\":%llu}",
 			(unsigned long long)h->count, (unsigned long long)h->err,
 			(unsigned long long)(fr->drops[SIM_DROP_MATCH] + fr->drops[SIM_DROP_VICTIM]));
 	}
@@ -377,8 +378,9 @@ static void run_json(FILE *f, const struct sim_run *r, int speed, int with_flows
 		for (i = 0; i < res->nflows; i++) {
 			const struct sim_flow_result *fr = &res->flows[i];
 
-			fprintf(f, "%s{\"flow\":%u,\"kind\":\"%s\",\"base_rtt_ms\":", i ? "," : "",
-				i, cls_name[fr->cls]);
+			fprintf(f, "%s{\"flow\":%u,\"kind\":", i ? "," : "", i);
+			json_string(f, cls_name[fr->cls]);
+			fprintf(f, ",\"base_rtt_ms\":");
 			jnum(f, (double)fr->base_rtt_ns * 1e-6);
 			fprintf(f, ",\"goodput_mbps\":");
 			jnum(f, mbps(fr->goodput_bytes, secs));
