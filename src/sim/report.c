@@ -274,7 +274,13 @@ static void run_json(FILE *f, const struct sim_run *r, int speed, int with_flows
 	tcp_totals(res, &t);
 	fprintf(f, "{\"scenario\":");
 	json_string(f, s->name);
-	fprintf(f, ",\"discipline\":\"%s\",\"qdisc\":\"%s\",\"queue\":", s->qdisc, s->qdisc);
+	/* the discipline's line is "params", as in replay's and the bridge's
+	 * JSON ("queue" is the queue's statistics, below) */
+	fprintf(f, ",\"discipline\":");
+	json_string(f, s->qdisc);
+	fprintf(f, ",\"qdisc\":");
+	json_string(f, s->qdisc);
+	fprintf(f, ",\"params\":");
 	json_string(f, s->qline);
 	fprintf(f, ",\"seed\":%llu,\"duration_s\":", (unsigned long long)c->seed);
 	jnum(f, (double)c->duration_ns * 1e-9);
