@@ -39,9 +39,10 @@ struct rt_notify {
 	struct sockaddr_un sa;
 	socklen_t len;
 };
-void rt_notify_open(struct rt_notify *nt);
-void rt_notify(struct rt_notify *nt, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* 0 (open, or nothing to notify), or -1 with a message (not notifying). */
+int rt_notify_open(struct rt_notify *nt, char *err, size_t errlen);
+/* Send msg; 0, or -1 with a message. */
+int rt_notify(struct rt_notify *nt, const char *msg, char *err, size_t errlen);
 void rt_notify_close(struct rt_notify *nt);
 
 /* Drop every capability (bounding set, effective, permitted, inheritable)

@@ -50,7 +50,7 @@ struct wl_result {
 /* Run cfg through a queue configured by q. Returns 0, or -1 with a
  * message in err (errlen bytes) if the queue cannot be set up. Free with
  * wl_result_free. */
-int wl_run(const struct wl_config *cfg, const struct choke_config *q,
+CHOKE_MUST_CHECK int wl_run(const struct wl_config *cfg, const struct choke_config *q,
 	   struct wl_result *out, char *err, size_t errlen);
 void wl_result_free(struct wl_result *r);
 

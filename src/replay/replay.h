@@ -100,7 +100,7 @@ struct replay_result {
  * link type, -EBADMSG a record refused with strict, -EINTR stopped,
  * -ENOMEM, -EIO writing. On error nothing in *res is valid.
  */
-int replay_run(const struct replay_opts *o, struct replay_result *res, char *err,
+CHOKE_MUST_CHECK int replay_run(const struct replay_opts *o, struct replay_result *res, char *err,
 	       size_t errlen);
 void replay_result_free(struct replay_result *res);
 
