@@ -306,7 +306,7 @@ static void pair_enqueue(struct pair *p, uint32_t key, uint32_t len, int ect)
 		SAME(p, "victim len", p->h.v.victim_len[0], vm.victim_len[0]);
 		pair_release(p, p->h.v.victim[0]);
 	}
-	if (a >= CHOKE_DROP_MATCH)
+	if (choke_outcome_is_drop((enum choke_outcome)a))
 		pair_release(p, t);
 }
 
@@ -718,7 +718,7 @@ static void run_wrap_scenario(char *const *words, int nwords, struct wrap_result
 			(void)ref_enqueue(&ml, pk, 1000, (uint32_t)arrival, 1, t, &v);
 			if (p.h.v.nvictims)
 				pair_release(&p, p.h.v.victim[0]);
-			if (a >= CHOKE_DROP_MATCH)
+			if (choke_outcome_is_drop((enum choke_outcome)a))
 				pair_release(&p, pk);
 			if (wrap_at && t >= wrap_at + 10000000000ull)
 				res->late_arrivals++;

@@ -553,7 +553,7 @@ static void ol_run(struct ol *o, uint64_t ticks, uint64_t warm)
 					o->offered[f]++;
 					o->pdrop[f] += r == CHOKE_DROP_PROTECT;
 				}
-				if (r <= CHOKE_QUEUED_MARKED)
+				if (!choke_outcome_is_drop((enum choke_outcome)r))
 					o->fifo[o->ft++ & 0xffff] = f;
 				/* a match's victims: the oldest packets of that flow
 				 * in the side FIFO stand in (order does not matter for
