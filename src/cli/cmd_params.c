@@ -6,7 +6,7 @@
 
 #include "../util/json.h"
 #include "cli.h"
-#include "opt.h"
+#include "../util/cmdline.h"
 
 long cli_link_mbit(const char *dev)
 {
