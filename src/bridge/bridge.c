@@ -57,7 +57,7 @@ static void notify(struct bridge *br, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (rt_notify(&br->notify, msg, err, sizeof(err)))
+	if (rt_notify(&br->notify, err, sizeof(err), "%s", msg))
 		fprintf(stderr, "choke: bridge: %s\n", err);
 }
 

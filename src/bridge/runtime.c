@@ -137,11 +137,20 @@ int rt_notify_open(struct rt_notify *nt, char *err, size_t errlen)
 	return 0;
 }
 
-int rt_notify(struct rt_notify *nt, const char *msg, char *err, size_t errlen)
+int rt_notify(struct rt_notify *nt, char *err, size_t errlen, const char *fmt, ...)
 {
+	char msg[256];
+	va_list ap;
+	int n;
+
 	if (nt->fd < 0)
 		return 0;
-	if (sendto(nt->fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&nt->sa,
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		n = n < 0 ? 0 : (int)sizeof(msg) - 1;
+	if (sendto(nt->fd, msg, (size_t)n, MSG_NOSIGNAL, (struct sockaddr *)&nt->sa,
 		   nt->len) < 0) {
 		snprintf(err, errlen, "NOTIFY_SOCKET: %s", strerror(errno));
 		return -1;
