@@ -216,7 +216,7 @@ static int parse_words(const char *words, int kind, struct choke_params *out)
 	for (w = strtok_r(buf, " ", &save); w && argc < 32;
 	     w = strtok_r(NULL, " ", &save))
 		argv[argc++] = w;
-	if (choke_params_parse(argc, argv, kind, NULL, out, err)) {
+	if (choke_params_parse(argc, argv, kind, NULL, out, err, sizeof(err))) {
 		fprintf(stderr, "choke-bench: %s: %s\n", words, err);
 		return -1;
 	}
@@ -269,7 +269,7 @@ static int qsetup_make(struct qsetup *qs, uint32_t Q, uint16_t maxp_inv)
 			for (w = strtok_r(buf, " ", &save); w && argc < 32;
 			     w = strtok_r(NULL, " ", &save))
 				argv[argc++] = w;
-			if (choke_params_parse(argc, argv, disc_kind[d], NULL, &qs->prm[d], err))
+			if (choke_params_parse(argc, argv, disc_kind[d], NULL, &qs->prm[d], err, sizeof(err)))
 				qs->invalid |= 1u << d;
 			continue;
 		}
@@ -316,7 +316,7 @@ __attribute__((noinline)) static void run_core(struct inst *in,
 
 		n -= m;
 		do {
-			(void)choke_enqueue(q, &flow[i], len[i], flow[i], 0,
+			(void)!choke_enqueue(q, &flow[i], len[i], flow[i], 0,
 					    now, &v);
 			while (choke_qlen(q) > Q)
 				(void)choke_dequeue(q, now, NULL);
@@ -356,7 +356,7 @@ __attribute__((noinline)) static void run_dpdk(struct inst *in,
 						choke_qlen(q) >> shift, now);
 
 			if (likely(r == 0))
-				(void)choke_enqueue(q, &flow[i], len[i],
+				(void)!choke_enqueue(q, &flow[i], len[i],
 						    flow[i], 0, now, &v);
 			else if (r == 1)
 				forced++;

@@ -115,12 +115,12 @@ static void bench_dissect(int kind, uint64_t iters, struct pkt_row *row)
 		acc = 0;
 		t0 = now_s();
 		for (n = 0; n < iters; n++) {
-			struct flow_key key;
-			struct pkt_info info;
+			struct choke_flow_key key;
+			struct choke_pkt_info info;
 
-			flow_key_from_frame(frames[n & (NFRAMES - 1)], lens[n & (NFRAMES - 1)],
-					    PKT_LINK_ETHERNET, &key, &info);
-			acc += flow_key_hash(&key, 12345);
+			choke_flow_key_from_frame(frames[n & (NFRAMES - 1)], lens[n & (NFRAMES - 1)],
+					    CHOKE_LINK_ETHERNET, &key, &info);
+			acc += choke_flow_key_hash(&key, 12345);
 		}
 		sink += acc;
 		if ((now_s() - t0) * 1e9 / (double)iters < best_key)
@@ -233,7 +233,7 @@ int choke_bench_pkt_main(int argc, char **argv)
 
 		if (tr > 0 && tr < t_read)
 			t_read = tr;
-		if (choke_params_parse(4, words, CHOKE_KIND_CHOKE, NULL, &p, err)) {
+		if (choke_params_parse(4, words, CHOKE_KIND_CHOKE, NULL, &p, err, sizeof(err))) {
 			fprintf(stderr, "choke-bench pkt: %s\n", err);
 			unlink(path);
 			return 1;

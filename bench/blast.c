@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 		f[23] = 17;
 		f[26] = 10, f[27] = 99, f[28] = 0, f[29] = 1;
 		f[30] = 10, f[31] = 99, f[32] = 0, f[33] = 2;
-		c = pkt_ipv4_checksum(f + 14, 20);
+		c = choke_pkt_ipv4_checksum(f + 14, 20);
 		f[24] = (uint8_t)(c >> 8);
 		f[25] = (uint8_t)c;
 		f[34] = (uint8_t)((10000 + i % flows) >> 8);

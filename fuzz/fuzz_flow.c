@@ -12,8 +12,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const int lts[8] = { 1, 101, 113, 228, 229, 276, 1, 0 };
-	struct flow_key k, k2;
-	struct pkt_info i, i2;
+	struct choke_flow_key k, k2;
+	struct choke_pkt_info i, i2;
 	uint8_t *f;
 	size_t n;
 	int lt, csum_ok = 0;
@@ -24,25 +24,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = size - 1;
 	f = malloc(n ? n : 1); /* exactly n bytes: any overread is caught */
 	memcpy(f, data + 1, n);
-	flow_key_from_frame(f, n, lt, &k, &i);
+	choke_flow_key_from_frame(f, n, lt, &k, &i);
 	if (i.ip_version == 4) {
 		size_t ihl = (size_t)(f[i.l3_off] & 15) * 4;
 
-		csum_ok = i.l3_off + ihl <= n && pkt_ipv4_checksum(f + i.l3_off, ihl) == 0;
+		csum_ok = i.l3_off + ihl <= n && choke_pkt_ipv4_checksum(f + i.l3_off, ihl) == 0;
 	}
-	if (pkt_ecn_capable(&i)) {
-		if (!pkt_ecn_set_ce(f, n, &i))
+	if (choke_pkt_ecn_capable(&i)) {
+		if (!choke_pkt_ecn_set_ce(f, n, &i))
 			abort();
-		flow_key_from_frame(f, n, lt, &k2, &i2);
-		if (!flow_key_equal(&k, &k2) || i2.ecn != PKT_ECN_CE)
+		choke_flow_key_from_frame(f, n, lt, &k2, &i2);
+		if (!choke_flow_key_equal(&k, &k2) || i2.ecn != CHOKE_ECN_CE)
 			abort();
 		if (csum_ok &&
-		    pkt_ipv4_checksum(f + i.l3_off, (size_t)(f[i.l3_off] & 15) * 4) != 0)
+		    choke_pkt_ipv4_checksum(f + i.l3_off, (size_t)(f[i.l3_off] & 15) * 4) != 0)
 			abort();
-	} else if (pkt_ecn_set_ce(f, n, &i)) {
+	} else if (choke_pkt_ecn_set_ce(f, n, &i)) {
 		abort();
 	}
-	(void)flow_key_hash(&k, 1);
+	(void)choke_flow_key_hash(&k, 1);
 	free(f);
 	return 0;
 }

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (fd < 0 || !out || write(fd, data, size) != (ssize_t)size)
 		abort();
-	if (choke_params_parse(9, words, CHOKE_KIND_CHOKE, NULL, &p, err))
+	if (choke_params_parse(9, words, CHOKE_KIND_CHOKE, NULL, &p, err, sizeof(err)))
 		abort();
 	snprintf(in, sizeof(in), "/proc/self/fd/%d", fd);
 	o.file = in;

@@ -82,6 +82,21 @@ else bad params-strict-refuses-harddrop "status $st"; fi
 st=$(run "$CHOKE" params limit 300 min 25 max 50 bandwidth 1mbit protect 16)
 if [ "$st" = 0 ] && grep -q 'max 50p protect 16 ewma' "$tmp/out"; then ok params-protect
 else bad params-protect "status $st $(cat "$tmp/out" "$tmp/err")"; fi
+st=$(run "$CHOKE" params --json limit 300 min 25 max 50 bandwidth 1mbit protect 32 geometric 4)
+if [ "$st" = 0 ] && python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
+assert d["protect"] == 32 and d["variant"] == "geometric" and d["draws"] == 4, d' "$tmp/out"
+then ok params-json-protect; else bad params-json-protect "status $st $(cat "$tmp/out" "$tmp/err")"; fi
+st=$(run "$CHOKE" params --json red limit 300 bandwidth 10% --link-mbit 100 adaptive nodrop ecn)
+if [ "$st" = 0 ] && python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
+assert d["flags"] == 13 and d["variant"] == "none", d
+assert d["words"] == "red limit 300 min 25 max 75 burst 41 avpkt 1000 bandwidth 1250000Bps probability 0.02 ecn adaptive nodrop", d["words"]' "$tmp/out" &&
+	"$CHOKE" params --json $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["words"])' "$tmp/out") >"$tmp/out2" 2>/dev/null &&
+	python3 -c 'import json,sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); assert a == b, (a, b)' "$tmp/out" "$tmp/out2"
+then ok params-json-words-round-trip; else bad params-json-words-round-trip "status $st $(cat "$tmp/out" "$tmp/err")"; fi
+st=$(run "$CHOKE" params --json limit 300 bandwidth 1mbit)
+if [ "$st" = 0 ] && python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
+assert d["protect"] == 0 and d["variant"] == "none", d' "$tmp/out"
+then ok params-json-protect-off; else bad params-json-protect-off "status $st $(cat "$tmp/out" "$tmp/err")"; fi
 st=$(run "$CHOKE" params limit 300 bandwidth 1mbit protect 6)
 if [ "$st" = 1 ] && grep -q '8 to 256' "$tmp/err"; then ok params-protect-range
 else bad params-protect-range "status $st $(cat "$tmp/err")"; fi

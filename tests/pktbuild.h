@@ -89,7 +89,7 @@ static inline void pb_finish_ipv4(struct pb *b)
 
 	pb_put16(b, b->l3 + 2, (uint16_t)(b->len - b->l3));
 	h[10] = h[11] = 0;
-	c = pkt_ipv4_checksum(h, ihl);
+	c = choke_pkt_ipv4_checksum(h, ihl);
 	h[10] = (uint8_t)(c >> 8);
 	h[11] = (uint8_t)c;
 }

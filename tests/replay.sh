@@ -38,9 +38,15 @@ t = j["totals"]
 for x in j["flows"]:
     d = x["drops"]
     assert x["offered_pkts"] == x["delivered_pkts"] + d["early"] + d["forced"] + \
-        d["limit"] + d["match_arrival"] + d["match_victim"], x
+        d["limit"] + d["protect"] + d["match_arrival"] + d["match_victim"], x
+    assert x["dropped_pkts"] == sum(d.values()), x
 assert t["offered_pkts"] == t["delivered_pkts"] + t["dropped_pkts"], t
-assert t["drops"]["match_arrival"] == t["drops"]["match_victim"] == t["matched"]
+assert t["dropped_pkts"] == sum(t["drops"].values()), t
+# one arrival per match, one victim or more (the variants take several)
+assert t["drops"]["match_arrival"] == t["matched"] <= t["drops"]["match_victim"], t
+if j["flows"] and len(j["flows"]) == len(f):
+    for k in t["drops"]:
+        assert t["drops"][k] == sum(x["drops"][k] for x in j["flows"]), k
 exec(sys.argv[2])
 PY
 	then ok "$name"; else bad "$name" "$(tail -3 "$tmp/py")"; fi
@@ -135,6 +141,23 @@ assert h["share"] < 0.7 and h["drops"]["match_arrival"] > 1000, h
 light = [x for k, x in f.items() if not k.startswith("udp 10.0.0.1:")]
 assert len(light) == 20 and all(x["delivered_pkts"] >= 0.9 * x["offered_pkts"] for x in light)
 ' --rate 10mbit "$tmp/heavy.pcap" choke limit 300 min 100 max 200
+
+# 9b. protect and a draw variant: every drop accounted for by reason, per
+#     flow and in total; protect holds the heavy flow near its max-min fair
+#     share (the 20 light flows take 4 of the 10 Mbit/s), draws 4 takes
+#     several victims per match
+check heavy-protect-draws '
+h = f["udp 10.0.0.1:10000>10.9.9.9:5001"]
+assert 0.5 < h["share"] < 0.7 and h["drops"]["protect"] > 5000, h
+assert t["drops"]["protect"] == h["drops"]["protect"], t
+assert t["drops"]["match_victim"] > t["drops"]["match_arrival"] > 0, t
+light = [x for k, x in f.items() if not k.startswith("udp 10.0.0.1:")]
+assert all(x["drops"]["protect"] == 0 for x in light)
+' --rate 10mbit "$tmp/heavy.pcap" choke limit 300 min 100 max 200 draws 4 protect 16
+if "$CHOKE" replay --rate 10mbit "$tmp/heavy.pcap" choke limit 300 min 100 max 200 draws 4 \
+	protect 16 >"$tmp/o" 2>"$tmp/e" && grep -q "^drops:  .* protect [1-9][0-9]*, matched [0-9]* ([0-9]* arrivals + [0-9]* queued victims)" "$tmp/o" &&
+	grep -q "limit protect   m-arr" "$tmp/o"; then ok heavy-protect-text
+else bad heavy-protect-text "$(head -8 "$tmp/o") $(cat "$tmp/e")"; fi
 
 # 10. ECN: marks applied in --write output, checksums right, departures
 #     one transmission time apart or more, in order

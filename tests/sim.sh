@@ -56,8 +56,21 @@ assert len(j["queue"]["udp_by_position"]) == 10 and j["queue"]["samples"] > 0
 assert j["drops"]["udp"]["match"] > 0 and j["core"]["matched"] > 0
 assert abs(sum(f["link_share"] for f in j["flows"]) - 1) < 1e-3
 assert j["analytic_udp_share"] is not None
+assert j["discipline"] == "choke" and j["params"].startswith("limit 300p min 100p max 200p")
 assert "speed" not in j'; then ok "json-keys"
 else bad json-keys "status $st $(cat "$tmp/py" "$tmp/err")"; fi
+# no key twice in any object (the discipline's line was a second "queue")
+"$CHOKE" sim scenarios/paper-single-link $SHORT --json --compare --flows >"$tmp/out" 2>&1
+if python3 - "$tmp/out" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+def once(pairs):
+    keys = [k for k, _ in pairs]
+    assert len(keys) == len(set(keys)), sorted(k for k in keys if keys.count(k) > 1)
+    return dict(pairs)
+j = json.load(open(sys.argv[1]), object_pairs_hook=once)
+assert [d["params"][:5] for d in j["disciplines"]] == ["limit"] * 3
+PY
+then ok json-no-duplicate-keys; else bad json-no-duplicate-keys "$(tail -2 "$tmp/py")"; fi
 
 # 4. CSV: two tables (summary, flows) that parse
 st=$(run "$CHOKE" sim scenarios/paper-single-link $SHORT --csv)
@@ -89,13 +102,8 @@ else bad choke-bounds-udp "status $st $(cat "$tmp/py" "$tmp/err")"; fi
 st=$(run "$CHOKE" sim scenarios/paper-single-link $SHORT --compare --qdisc 'choke limit 300 min 25 max 50' --json)
 if [ "$st" = 0 ] && python3 - "$tmp/out" >"$tmp/py" 2>&1 <<'PY'
 import json, sys
-def first(pairs):
-    d = {}
-    for k, v in pairs:
-        d.setdefault(k, v)
-    return d
-j = json.load(open(sys.argv[1]), object_pairs_hook=first)
-q = [d["queue"] for d in j["disciplines"]]
+j = json.load(open(sys.argv[1]))
+q = [d["params"] for d in j["disciplines"]]
 assert q[0].startswith("limit 300p") and "min 25p max 50p" in q[1] and "min 25p max 50p" in q[2], q
 PY
 then ok compare-with-qdisc-words; else bad compare-with-qdisc-words "status $st $(cat "$tmp/py" "$tmp/err")"; fi

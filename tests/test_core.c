@@ -639,6 +639,125 @@ static void test_config_check(void)
 	CHECK_EQ(choke_config_check(&c, NULL), CHOKE_EINVAL);
 }
 
+/* Every reason, from a configuration one field away from a good one, with
+ * the message of its code; what the kernel module refused on its own
+ * (limit 0, max above limit, flags beyond the kind's) is the core's now. */
+static void test_config_reasons(void)
+{
+	struct choke_config good = tcfg(100, 20, 60, CHOKE_FLAG_ECN), c;
+	const char *why = NULL;
+	int r;
+
+	CHECK_EQ(choke_config_validate(&good), CHOKE_CFG_OK);
+#define BAD(field_change, reason)                                                   \
+	do {                                                                        \
+		c = good;                                                           \
+		field_change;                                                       \
+		CHECK_EQ(choke_config_validate(&c), reason);                        \
+		CHECK_EQ(choke_config_check(&c, &why), CHOKE_EINVAL);               \
+		CHECK(why && !strcmp(why, choke_config_reason_text(reason)));       \
+	} while (0)
+	BAD(c.kind = CHOKE_NKINDS, CHOKE_CFG_KIND);
+	BAD(c.idle_unit = 2, CHOKE_CFG_IDLE_UNIT);
+	BAD(c.limit = 0, CHOKE_CFG_LIMIT);
+	BAD((c.kind = CHOKE_KIND_FIFO, c.limit = 0), CHOKE_CFG_LIMIT);
+	BAD(c.limit = CHOKE_MAX_LIMIT + 1, CHOKE_CFG_LIMIT);
+	BAD(c.flags |= CHOKE_FLAG_NODROP, CHOKE_CFG_FLAGS);
+	BAD(c.flags |= CHOKE_FLAG_ADAPTATIVE, CHOKE_CFG_FLAGS);
+	BAD(c.flags = 0x10, CHOKE_CFG_FLAGS);
+	BAD((c.kind = CHOKE_KIND_RED, c.flags = 0x10), CHOKE_CFG_FLAGS);
+	BAD((c.kind = CHOKE_KIND_FIFO, c.flags = CHOKE_FLAG_ECN), CHOKE_CFG_FLAGS);
+	BAD(c.variant = 4, CHOKE_CFG_VARIANT);
+	BAD((c.kind = CHOKE_KIND_RED, c.flags = 0, c.variant = CHOKE_VAR_ADAPTIVE),
+	    CHOKE_CFG_VARIANT_KIND);
+	BAD((c.variant = CHOKE_VAR_DRAWS, c.draws = 1), CHOKE_CFG_DRAWS);
+	BAD((c.variant = CHOKE_VAR_DRAWS, c.draws = 17), CHOKE_CFG_DRAWS);
+	BAD((c.variant = CHOKE_VAR_GEOMETRIC, c.draws = 0), CHOKE_CFG_GEOMETRIC);
+	BAD((c.variant = CHOKE_VAR_GEOMETRIC, c.draws = 17), CHOKE_CFG_GEOMETRIC);
+	BAD((c.kind = CHOKE_KIND_FIFO, c.flags = 0, c.limit_bytes = 1000, c.avpkt = 100),
+	    CHOKE_CFG_BYTES_KIND);
+	BAD((c.limit_bytes = 100000, c.avpkt = 0), CHOKE_CFG_BYTES_AVPKT);
+	BAD((c.kind = CHOKE_KIND_RED, c.flags = 0, c.protect = 64), CHOKE_CFG_PROTECT_KIND);
+	BAD(c.protect = 48, CHOKE_CFG_PROTECT_SIZE);
+	BAD(c.protect = 512, CHOKE_CFG_PROTECT_SIZE);
+	BAD(c.protect = 4, CHOKE_CFG_PROTECT_SIZE);
+	BAD((c.protect = 64, c.limit_bytes = 100000, c.avpkt = 1000), CHOKE_CFG_PROTECT_BYTES);
+	BAD(c.Wlog = 27, CHOKE_CFG_MIN_WLOG); /* fls(20) = 5 */
+	BAD((c.qth_min = 1, c.Wlog = 26), CHOKE_CFG_MAX_WLOG); /* fls(60) = 6 */
+	BAD(c.Scell_log = 32, CHOKE_CFG_SCELL_LOG);
+	BAD(c.qth_max = 19, CHOKE_CFG_MAX_BELOW_MIN);
+	BAD(c.qth_max = 101, CHOKE_CFG_MAX_ABOVE_LIMIT);
+	BAD((c.limit_bytes = 50000, c.avpkt = 500, c.qth_max = 50001), CHOKE_CFG_MAX_ABOVE_LIMIT);
+	BAD(c.stab[200] = 32, CHOKE_CFG_STAB);
+#undef BAD
+	/* what each kind takes, and the edges */
+	c = good;
+	c.flags = CHOKE_FLAGS_CHOKE;
+	CHECK_EQ(choke_config_validate(&c), CHOKE_CFG_OK);
+	c.kind = CHOKE_KIND_RED;
+	c.flags = CHOKE_FLAGS_RED;
+	CHECK_EQ(choke_config_validate(&c), CHOKE_CFG_OK);
+	c = good;
+	c.qth_max = c.limit; /* max at limit is fine */
+	CHECK_EQ(choke_config_validate(&c), CHOKE_CFG_OK);
+	c = good;
+	c.kind = CHOKE_KIND_FIFO;
+	c.flags = 0;
+	c.qth_max = 1000; /* fifo has no thresholds */
+	c.limit = 1;
+	CHECK_EQ(choke_config_validate(&c), CHOKE_CFG_OK);
+	/* every reason has its own message */
+	for (r = 0; r < CHOKE_CFG_NREASONS; r++) {
+		int s;
+
+		CHECK(choke_config_reason_text(r)[0]);
+		for (s = 0; s < r; s++)
+			CHECK(strcmp(choke_config_reason_text(r), choke_config_reason_text(s)));
+	}
+	CHECK(!strcmp(choke_config_reason_text(CHOKE_CFG_OK), "ok"));
+	CHECK(!strcmp(choke_config_reason_text(-1), "unknown reason"));
+	CHECK(!strcmp(choke_config_reason_text(CHOKE_CFG_NREASONS), "unknown reason"));
+}
+
+/* The words and names every host shares. */
+static void test_names(void)
+{
+	int k, o, n;
+
+	for (k = 0; k < CHOKE_NKINDS; k++)
+		CHECK_EQ(choke_kind_from_word(choke_kind_name(k)), k);
+	CHECK(!strcmp(choke_kind_name(CHOKE_KIND_CHOKE), "choke"));
+	CHECK(!strcmp(choke_kind_name(CHOKE_KIND_RED), "red"));
+	CHECK(!strcmp(choke_kind_name(CHOKE_KIND_FIFO), "fifo"));
+	CHECK(!strcmp(choke_kind_name(3), "?"));
+	CHECK(!strcmp(choke_kind_name(-1), "?"));
+	CHECK_EQ(choke_kind_from_word("chok"), -1);
+	CHECK_EQ(choke_kind_from_word("chokee"), -1);
+	CHECK_EQ(choke_kind_from_word("CHOKE"), -1);
+	CHECK_EQ(choke_kind_from_word(""), -1);
+	CHECK_EQ(choke_kind_from_word(NULL), -1);
+	/* the outcomes: two admit, the rest drop, one marks; names distinct */
+	for (o = 0, n = 0; o < CHOKE_NOUTCOMES; o++) {
+		n += choke_outcome_is_drop((enum choke_outcome)o);
+		CHECK(strcmp(choke_outcome_name(o), "?"));
+		for (k = 0; k < o; k++)
+			CHECK(strcmp(choke_outcome_name(o), choke_outcome_name(k)));
+	}
+	CHECK_EQ(n, CHOKE_NOUTCOMES - 2);
+	CHECK(!choke_outcome_is_drop(CHOKE_QUEUED));
+	CHECK(!choke_outcome_is_drop(CHOKE_QUEUED_MARKED));
+	CHECK(choke_outcome_is_drop(CHOKE_DROP_PROTECT));
+	CHECK(choke_outcome_is_marked(CHOKE_QUEUED_MARKED));
+	CHECK(!choke_outcome_is_marked(CHOKE_QUEUED));
+	CHECK(!strcmp(choke_outcome_name(CHOKE_DROP_PROTECT), "protect"));
+	CHECK(!strcmp(choke_outcome_name(CHOKE_NOUTCOMES), "?"));
+	CHECK(!strcmp(choke_variant_name(CHOKE_VAR_NONE), "none"));
+	CHECK(!strcmp(choke_variant_name(CHOKE_VAR_DRAWS), "draws"));
+	CHECK(!strcmp(choke_variant_name(CHOKE_VAR_ADAPTIVE), "adaptive"));
+	CHECK(!strcmp(choke_variant_name(CHOKE_VAR_GEOMETRIC), "geometric"));
+	CHECK(!strcmp(choke_variant_name(4), "?"));
+}
+
 static void test_max_p_derivation(void)
 {
 	struct thost h;
@@ -713,16 +832,15 @@ static void test_init_rejects(void)
 	CHECK_EQ(choke_ring_slots(1023), 2048);
 	CHECK_EQ(choke_ring_slots(1024), 4096);
 	CHECK_EQ(choke_ring_slots(CHOKE_MAX_LIMIT), 262144);
-	/* limit 0 (the kernel accepts it): everything is tail-dropped */
+	/* limit 0 (mainline accepts it, and drops every packet) is refused,
+	 * by every kind */
 	{
 		struct choke_slot r0[2];
-		struct choke_verdict v;
 
 		c = tcfg(0, 0, 0, 0);
-		REQUIRE(choke_init(&q, &c, r0, sizeof(r0)) == 0);
-		CHECK_EQ(choke_enqueue(&q, &P[0], 1, 1, 0, 0, &v), CHOKE_DROP_LIMIT);
-		CHECK(choke_dequeue(&q, 0, NULL) == NULL);
-		CHECK_EQ(choke_check_invariants(&q), 0);
+		CHECK_EQ(choke_init(&q, &c, r0, sizeof(r0)), CHOKE_EINVAL);
+		c.kind = CHOKE_KIND_FIFO;
+		CHECK_EQ(choke_init(&q, &c, r0, sizeof(r0)), CHOKE_EINVAL);
 	}
 }
 
@@ -848,7 +966,7 @@ static void test_variant_adaptive(void)
 static void test_byte_mode(void)
 {
 	struct thost h;
-	struct choke_config c = tcfg(100, 1000, 5000, 0);
+	struct choke_config c = tcfg(100, 1000, 3000, 0);
 
 	pool_init();
 	c.limit_bytes = 3000;
@@ -966,6 +1084,8 @@ const struct tl_test core_tests[] = {
 	{ "core/change-grow-shrink", test_change_grow_shrink },
 	{ "core/compaction-instead-of-wrap", test_compaction_instead_of_wrap },
 	{ "core/config-check", test_config_check },
+	{ "core/config-reasons", test_config_reasons },
+	{ "core/names", test_names },
 	{ "core/max-p-derivation", test_max_p_derivation },
 	{ "core/builtin-rng-deterministic", test_builtin_rng_deterministic },
 	{ "core/init-rejects", test_init_rejects },

@@ -51,7 +51,10 @@ static struct choke_config random_config(void)
 	c.kind = k < 70 ? CHOKE_KIND_CHOKE : k < 90 ? CHOKE_KIND_RED : CHOKE_KIND_FIFO;
 	k = rbelow(100);
 	c.limit = k < 10 ? 1 + rbelow(8) : k < 75 ? 10 + rbelow(300) : 300 + rbelow(1800);
+	/* max above limit is refused (the average could never reach it) */
 	c.qth_max = rbelow(c.limit + c.limit / 4 + 2);
+	if (c.qth_max > c.limit)
+		c.qth_max = c.limit;
 	c.qth_min = rbelow(c.qth_max + 1);
 	if (chance(50000))
 		c.qth_min = c.qth_max;
@@ -72,7 +75,9 @@ static struct choke_config random_config(void)
 		for (i = 0; i < 256; i++)
 			c.stab[i] = (uint8_t)(chance(300000) ? 0 : rbelow(32));
 	}
-	c.flags = (uint8_t)(rbelow(16));
+	/* the flags the kind takes (choke_config_check refuses the others) */
+	c.flags = (uint8_t)(rbelow(16) & (c.kind == CHOKE_KIND_CHOKE ? CHOKE_FLAGS_CHOKE :
+					  c.kind == CHOKE_KIND_RED ? CHOKE_FLAGS_RED : 0));
 	c.idle_unit = (uint8_t)rbelow(2);
 	/* the variants (docs/variants.md) on a third of the CHOKe sets */
 	if (c.kind == CHOKE_KIND_CHOKE && chance(330000)) {
@@ -80,8 +85,9 @@ static struct choke_config random_config(void)
 		c.draws = (uint8_t)(c.variant == CHOKE_VAR_DRAWS ? 2 + rbelow(15) :
 				    c.variant == CHOKE_VAR_GEOMETRIC ? 1 + rbelow(16) : 0);
 	}
-	/* byte mode on a fifth of the sets: thresholds and limit in bytes */
-	if (chance(200000)) {
+	/* byte mode on a fifth of the choke and red sets: thresholds and limit
+	 * in bytes */
+	if (chance(200000) && c.kind != CHOKE_KIND_FIFO) {
 		uint32_t scale = 40 + rbelow(1500);
 
 		c.avpkt = 40 + rbelow(1500);
@@ -139,11 +145,8 @@ static void pair_init(struct pair *p, const struct choke_config *c, uint64_t see
 	memset(&p->h, 0, sizeof(p->h));
 	p->h.ring = malloc(choke_ring_bytes(c->limit));
 	if (choke_init(&p->h.q, c, p->h.ring, choke_ring_bytes(c->limit))) {
-		const char *why;
-
-		choke_config_check(c, &why);
 		fprintf(stderr, "pair_init: config refused: %s (limit %u min %u max %u "
-			"Wlog %u)\n", why, c->limit, c->qth_min, c->qth_max, c->Wlog);
+			"Wlog %u)\n", choke_config_reason_text(choke_config_validate(c)), c->limit, c->qth_min, c->qth_max, c->Wlog);
 		abort();
 	}
 	trand_init(&p->h.rnd, seed);
@@ -303,7 +306,7 @@ static void pair_enqueue(struct pair *p, uint32_t key, uint32_t len, int ect)
 		SAME(p, "victim len", p->h.v.victim_len[0], vm.victim_len[0]);
 		pair_release(p, p->h.v.victim[0]);
 	}
-	if (a >= CHOKE_DROP_MATCH)
+	if (choke_outcome_is_drop((enum choke_outcome)a))
 		pair_release(p, t);
 }
 
@@ -397,8 +400,13 @@ static void run_sequence(uint64_t seed, uint32_t n)
 		if (dice < 2 && chance(200000)) {
 			struct choke_config c2 = random_config();
 
-			if (chance(500000))
+			if (chance(500000)) {
 				c2.limit = c.limit; /* same ring, other RED */
+				if (!c2.limit_bytes && c2.qth_max > c2.limit)
+					c2.qth_max = c2.limit;
+				if (c2.qth_min > c2.qth_max)
+					c2.qth_min = c2.qth_max;
+			}
 			pair_change(&p, &c2);
 			c = c2;
 		} else if (dice < 3 && chance(50000)) {
@@ -556,7 +564,7 @@ static void test_model_protect_sequences(void)
 			while (words[k][argc])
 				argc++;
 			REQUIRE(choke_params_parse(argc, (char *const *)words[k],
-						   CHOKE_KIND_CHOKE, NULL, &prm, err) == 0);
+						   CHOKE_KIND_CHOKE, NULL, &prm, err, sizeof(err)) == 0);
 			pair_init(&p, &prm.cfg, 91 + k);
 			for (i = 0; i < n && !p.bad; i++) {
 				p.ops = i;
@@ -612,7 +620,7 @@ static void test_model_tc_parameter_sets(void)
 			argc++;
 		for (kind = CHOKE_KIND_CHOKE; kind <= CHOKE_KIND_RED; kind++) {
 			REQUIRE(choke_params_parse(argc, (char *const *)sets[s], kind,
-						   NULL, &prm, err) == 0);
+						   NULL, &prm, err, sizeof(err)) == 0);
 			prm.cfg.idle_unit = (uint8_t)(s % 2);
 			pair_init(&p, &prm.cfg, 77 + s);
 			for (i = 0; i < n && !p.bad; i++) {
@@ -672,7 +680,7 @@ static void run_wrap_scenario(char *const *words, int nwords, struct wrap_result
 
 	memset(res, 0, sizeof(*res));
 	res->agreed_until_wrap = 1;
-	if (choke_params_parse(nwords, words, CHOKE_KIND_CHOKE, NULL, &prm, err)) {
+	if (choke_params_parse(nwords, words, CHOKE_KIND_CHOKE, NULL, &prm, err, sizeof(err))) {
 		CHECK(!"wrap scenario parameters");
 		return;
 	}
@@ -710,7 +718,7 @@ static void run_wrap_scenario(char *const *words, int nwords, struct wrap_result
 			(void)ref_enqueue(&ml, pk, 1000, (uint32_t)arrival, 1, t, &v);
 			if (p.h.v.nvictims)
 				pair_release(&p, p.h.v.victim[0]);
-			if (a >= CHOKE_DROP_MATCH)
+			if (choke_outcome_is_drop((enum choke_outcome)a))
 				pair_release(&p, pk);
 			if (wrap_at && t >= wrap_at + 10000000000ull)
 				res->late_arrivals++;

@@ -76,7 +76,7 @@ static void check_ok_line(char *words, char *nums, char *stabhex,
 		CHECK(!"bad vector line");
 		return;
 	}
-	r = choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, &strict, &p, err);
+	r = choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, &strict, &p, err, sizeof(err));
 	if (r) {
 		tl_failures++;
 		fprintf(stderr, "FAIL %s: tc accepts [%s], we refuse: %s\n",
@@ -117,7 +117,7 @@ static void check_ok_line(char *words, char *nums, char *stabhex,
 		    scell < 32 && qmax >= qmin && limit <= 131071;
 	snprintf(wcopy, sizeof(wcopy), "%s", words);
 	argc = split_words(wcopy, argv, 64);
-	r = choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, NULL, &p, err);
+	r = choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, NULL, &p, err, sizeof(err));
 	if ((r == 0) != kernel_ok) {
 		tl_failures++;
 		fprintf(stderr, "FAIL %s: [%s]: kernel would %s, we %s (%s)\n",
@@ -140,7 +140,7 @@ static void check_err_line(char *words, const char *tcmsg, struct vec_counts *vc
 
 	snprintf(wcopy, sizeof(wcopy), "%s", words);
 	argc = split_words(wcopy, argv, 64);
-	if (choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, &strict, &p, err) == 0) {
+	if (choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, &strict, &p, err, sizeof(err)) == 0) {
 		tl_failures++;
 		fprintf(stderr, "FAIL %s: tc refuses [%s] (%s), we accept\n",
 			tl_current, words, tcmsg);
@@ -197,7 +197,7 @@ static int parse_str(const char *words, const struct choke_parse_opts *o,
 
 	snprintf(buf, sizeof(buf), "%s", words);
 	argc = split_words(buf, argv, 64);
-	return choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, o, p, err);
+	return choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, o, p, err, CHOKE_ERRBUF_SIZE);
 }
 
 static void test_params_harddrop_improvement(void)
@@ -226,7 +226,7 @@ static void test_params_wide_bandwidth_improvement(void)
 	CHECK_EQ(parse_str("limit 1000 bandwidth 40gbit", &strict, &a, err), CHOKE_EINVAL);
 	CHECK(strstr(err, "32-bit") != NULL);
 	REQUIRE(parse_str("limit 1000 bandwidth 40gbit", NULL, &a, err) == 0);
-	CHECK_EQ(a.rate_bytes, 5000000000ull);
+	CHECK_EQ(a.bandwidth_bytes_per_sec, 5000000000ull);
 	CHECK(a.nwarnings > 0);
 	/* same formulas: avpkt 1000 at 40 Gbit/s is 0.2 us -> 0 ticks, as at
 	 * 30 Gbit/s, which tc accepts (vector file) */
@@ -259,10 +259,10 @@ static void test_params_percent(void)
 	REQUIRE(parse_str("limit 1000 bandwidth 20%", &link, &a, err) == 0);
 	REQUIRE(parse_str("limit 1000 bandwidth 2gbit", NULL, &b, err) == 0);
 	CHECK(memcmp(&a.cfg, &b.cfg, sizeof(a.cfg)) == 0);
-	CHECK_EQ(a.rate_bytes, 250000000u);
+	CHECK_EQ(a.bandwidth_bytes_per_sec, 250000000u);
 	/* tc reads only the run of digits, dots and % signs */
 	REQUIRE(parse_str("limit 1000 bandwidth 20%xyz", &link, &b, err) == 0);
-	CHECK_EQ(b.rate_bytes, 250000000u);
+	CHECK_EQ(b.bandwidth_bytes_per_sec, 250000000u);
 	CHECK_EQ(parse_str("limit 1000 bandwidth 101%", &link, &a, err), CHOKE_EINVAL);
 	CHECK_EQ(parse_str("limit 1000 bandwidth x%", &link, &a, err), CHOKE_EINVAL);
 	CHECK_EQ(parse_str("limit 1000 bandwidth 5.5.5%", &link, &a, err), CHOKE_EINVAL);
@@ -300,13 +300,24 @@ static void test_params_fifo_and_red_words(void)
 	char *w2[] = { "min", "5" };
 	char *w3[] = { "limit", "300", "bandwidth", "1mbit" };
 
-	CHECK_EQ(choke_params_parse(0, NULL, CHOKE_KIND_FIFO, NULL, &p, err), 0);
+	CHECK_EQ(choke_params_parse(0, NULL, CHOKE_KIND_FIFO, NULL, &p, err, sizeof(err)), 0);
 	CHECK_EQ(p.cfg.limit, 1000);
 	CHECK_EQ(p.cfg.kind, CHOKE_KIND_FIFO);
-	CHECK_EQ(choke_params_parse(2, w1, CHOKE_KIND_FIFO, NULL, &p, err), 0);
+	CHECK_EQ(choke_params_parse(2, w1, CHOKE_KIND_FIFO, NULL, &p, err, sizeof(err)), 0);
 	CHECK_EQ(p.cfg.limit, 50);
-	CHECK_EQ(choke_params_parse(2, w2, CHOKE_KIND_FIFO, NULL, &p, err), CHOKE_EINVAL);
-	CHECK_EQ(choke_params_parse(4, w3, CHOKE_KIND_RED, NULL, &p, err), 0);
+	CHECK_EQ(choke_params_parse(2, w2, CHOKE_KIND_FIFO, NULL, &p, err, sizeof(err)), CHOKE_EINVAL);
+	/* limit 1 to 131071, as for choke and red (pfifo takes 0) */
+	w1[1] = "0";
+	CHECK_EQ(choke_params_parse(2, w1, CHOKE_KIND_FIFO, NULL, &p, err, sizeof(err)),
+		 CHOKE_EINVAL);
+	CHECK(!strcmp(err, "fifo: \"limit\" must be 1 to 131071 packets"));
+	w1[1] = "1";
+	CHECK_EQ(choke_params_parse(2, w1, CHOKE_KIND_FIFO, NULL, &p, err, sizeof(err)), 0);
+	w1[1] = "131072";
+	CHECK_EQ(choke_params_parse(2, w1, CHOKE_KIND_FIFO, NULL, &p, err, sizeof(err)),
+		 CHOKE_EINVAL);
+	CHECK(strstr(err, "limit must be 1 to 131071 packets") != NULL);
+	CHECK_EQ(choke_params_parse(4, w3, CHOKE_KIND_RED, NULL, &p, err, sizeof(err)), 0);
 	CHECK_EQ(p.cfg.kind, CHOKE_KIND_RED);
 	CHECK_EQ(p.cfg.qth_max, 75);
 }
@@ -352,8 +363,28 @@ static void test_params_variants(void)
 	REQUIRE(parse_str("limit 1000 bandwidth 10mbit draws 4", NULL, &p, err) == 0);
 	CHECK_EQ(p.cfg.variant, CHOKE_VAR_DRAWS);
 	CHECK_EQ(p.cfg.draws, 4);
-	REQUIRE(parse_str("limit 1000 bandwidth 10mbit draws 1", NULL, &p, err) == 0);
-	CHECK_EQ(p.cfg.variant, CHOKE_VAR_NONE);
+	/* draws 2..16: draws 1 (mainline) is no word at all */
+	CHECK_EQ(parse_str("limit 1000 bandwidth 10mbit draws 1", NULL, &p, err), CHOKE_EINVAL);
+	CHECK(strstr(err, "\"draws\" needs a number from 2 to 16") != NULL);
+	CHECK_EQ(parse_str("limit 1000 bandwidth 10mbit draws 0", NULL, &p, err), CHOKE_EINVAL);
+	REQUIRE(parse_str("limit 1000 bandwidth 10mbit draws 16", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.draws, 16);
+	/* one draw rule: two different variant words contradict each other,
+	 * the same word repeated is the last one */
+	CHECK_EQ(parse_str("limit 1000 bandwidth 10mbit draws 4 adaptive", NULL, &p, err),
+		 CHOKE_EINVAL);
+	CHECK(strstr(err, "\"draws\" and \"adaptive\" are alternatives") != NULL);
+	CHECK_EQ(parse_str("limit 1000 bandwidth 10mbit draws 4 geometric", NULL, &p, err),
+		 CHOKE_EINVAL);
+	CHECK(strstr(err, "\"draws\" and \"geometric\"") != NULL);
+	CHECK_EQ(parse_str("limit 1000 bandwidth 10mbit adaptive geometric 3", NULL, &p, err),
+		 CHOKE_EINVAL);
+	CHECK_EQ(parse_str("limit 1000 bandwidth 10mbit geometric adaptive", NULL, &p, err),
+		 CHOKE_EINVAL);
+	REQUIRE(parse_str("limit 1000 bandwidth 10mbit draws 4 draws 6", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.draws, 6);
+	REQUIRE(parse_str("limit 1000 bandwidth 10mbit adaptive adaptive", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.variant, CHOKE_VAR_ADAPTIVE);
 	REQUIRE(parse_str("limit 1000 bandwidth 10mbit adaptive", NULL, &p, err) == 0);
 	CHECK_EQ(p.cfg.variant, CHOKE_VAR_ADAPTIVE);
 	REQUIRE(parse_str("limit 1000 bandwidth 10mbit geometric ecn", NULL, &p, err) == 0);
@@ -378,11 +409,76 @@ static void test_params_variants(void)
 	CHECK_EQ(p.cfg.limit, 300000 / 64 + 1);
 	CHECK_EQ(p.cfg.avpkt, 1000);
 	{
-		char *w[] = { "limit", "100", "bandwidth", "1mbit", "adaptive" };
+		/* red: the draw variants are choke's, named in the message */
+		char *w[] = { "limit", "100", "bandwidth", "1mbit", "draws", "3" };
 
-		CHECK_EQ(choke_params_parse(5, w, CHOKE_KIND_RED, NULL, &p, err),
+		CHECK_EQ(choke_params_parse(6, w, CHOKE_KIND_RED, NULL, &p, err, sizeof(err)),
 			 CHOKE_EINVAL);
+		CHECK(!strcmp(err, "\"draws\" applies to choke only"));
+		w[4] = "geometric";
+		CHECK_EQ(choke_params_parse(5, w, CHOKE_KIND_RED, NULL, &p, err, sizeof(err)),
+			 CHOKE_EINVAL);
+		CHECK(!strcmp(err, "\"geometric\" applies to choke only"));
 	}
+}
+
+/*
+ * red's own words, as stock tc's red takes them: `adaptive` is ARED's flag
+ * (TC_RED_ADAPTATIVE, 4; choke's `adaptive` is the variant), `nodrop` 8,
+ * `harddrop` 2, all three also under --strict. Stock tc 6.1 for
+ *   tc qdisc add ... red limit 400000 min 30000 max 90000 avpkt 1000
+ *     burst 55 bandwidth 10mbit adaptive nodrop ecn
+ * sends (tests/vectors' method, tc under strace, 2026-12-04) limit 400000,
+ * min 30000, max 90000, Wlog 5, Plog 22, Scell_log 15, max_P 85899345,
+ * a Stab whose SHA-1 starts 18efc5f1d839, and TCA_RED_FLAGS 0x0d; libchoke's
+ * red in byte mode gives the same numbers (and the same Stab: `choke params
+ * --json red ... bytes adaptive nodrop ecn`).
+ */
+static void test_params_red_words(void)
+{
+	struct choke_params p;
+	struct choke_parse_opts strict = { 0, 1, 0 };
+	char err[CHOKE_ERRBUF_SIZE];
+	char *w[] = { "limit", "400000", "min", "30000", "max", "90000", "avpkt", "1000",
+		      "burst", "55", "bandwidth", "10mbit", "bytes", "adaptive", "nodrop", "ecn" };
+	int i, found = 0;
+
+	REQUIRE(choke_params_parse(16, w, CHOKE_KIND_RED, NULL, &p, err, sizeof(err)) == 0);
+	CHECK_EQ(p.cfg.flags, CHOKE_FLAG_ECN | CHOKE_FLAG_ADAPTATIVE | CHOKE_FLAG_NODROP);
+	CHECK_EQ(p.cfg.flags, 0x0d);
+	CHECK_EQ(p.cfg.variant, CHOKE_VAR_NONE);
+	CHECK_EQ(p.cfg.limit_bytes, 400000);
+	CHECK_EQ(p.cfg.qth_min, 30000);
+	CHECK_EQ(p.cfg.qth_max, 90000);
+	CHECK_EQ(p.cfg.Wlog, 5);
+	CHECK_EQ(p.cfg.Plog, 22);
+	CHECK_EQ(p.cfg.Scell_log, 15);
+	CHECK_EQ(p.cfg.max_P, 85899345);
+	/* the core does not adapt max_P: said in a warning */
+	for (i = 0; i < p.nwarnings; i++)
+		found |= strstr(p.warnings[i], "ARED") != NULL;
+	CHECK(found);
+	/* stock tc's red takes them: so does --strict */
+	{
+		char *s[] = { "limit", "1000", "bandwidth", "10mbit", "harddrop", "adaptive",
+			      "nodrop", "ecn" };
+
+		REQUIRE(choke_params_parse(8, s, CHOKE_KIND_RED, &strict, &p, err,
+					   sizeof(err)) == 0);
+		CHECK_EQ(p.cfg.flags, CHOKE_FLAG_HARDDROP | CHOKE_FLAG_ADAPTATIVE |
+					      CHOKE_FLAG_NODROP | CHOKE_FLAG_ECN);
+	}
+	/* choke: adaptive is the variant, nodrop is no word of choke's */
+	w[12] = "bytes";
+	REQUIRE(choke_params_parse(14, w, CHOKE_KIND_CHOKE, NULL, &p, err, sizeof(err)) == 0);
+	CHECK_EQ(p.cfg.variant, CHOKE_VAR_ADAPTIVE);
+	CHECK_EQ(p.cfg.flags & CHOKE_FLAG_ADAPTATIVE, 0);
+	CHECK_EQ(choke_params_parse(15, w, CHOKE_KIND_CHOKE, NULL, &p, err, sizeof(err)),
+		 CHOKE_EINVAL);
+	CHECK(!strcmp(err, "What is \"nodrop\"?"));
+	/* and under --strict, tc's choke knows none of the three */
+	CHECK_EQ(choke_params_parse(14, w, CHOKE_KIND_CHOKE, &strict, &p, err, sizeof(err)),
+		 CHOKE_EINVAL);
 }
 
 /* `protect [N]`: the default table, a size, the ranges, what it does not
@@ -428,7 +524,7 @@ static void test_params_protect(void)
 	{
 		char *w[] = { "limit", "100", "bandwidth", "1mbit", "protect" };
 
-		CHECK_EQ(choke_params_parse(5, w, CHOKE_KIND_RED, NULL, &p, err),
+		CHECK_EQ(choke_params_parse(5, w, CHOKE_KIND_RED, NULL, &p, err, sizeof(err)),
 			 CHOKE_EINVAL);
 		CHECK(strstr(err, "choke only") != NULL);
 	}
@@ -437,9 +533,250 @@ static void test_params_protect(void)
 	CHECK_EQ(p.cfg.protect, 0);
 }
 
+/* ---- parse(words(p)) == p ---- */
+
+static uint64_t rt_state = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rt_below(uint32_t n)
+{
+	rt_state ^= rt_state << 13;
+	rt_state ^= rt_state >> 7;
+	rt_state ^= rt_state << 17;
+	return n ? (uint32_t)((rt_state >> 11) % n) : 0;
+}
+
+/* Random words a user might give for a kind (most of them valid). */
+static void random_words(int kind, char *buf, size_t len)
+{
+	size_t n = 0;
+	int bytes = kind != CHOKE_KIND_FIFO && rt_below(5) == 0;
+	uint32_t limit = rt_below(4) ? 1 + rt_below(3000) : 1 + rt_below(CHOKE_MAX_LIMIT);
+	uint32_t max, min;
+
+#define W(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
+	buf[0] = 0;
+	if (bytes)
+		limit = 1500 + rt_below(2000000);
+	if (kind == CHOKE_KIND_FIFO) {
+		if (rt_below(4))
+			W("limit %u ", limit);
+		return;
+	}
+	W("limit %u ", limit);
+	max = rt_below(3) ? rt_below(limit + 1) : 0; /* 0: the default */
+	min = max && rt_below(3) ? rt_below(max) : 0;
+	if (max)
+		W("max %u ", max);
+	if (min)
+		W("min %u ", min);
+	if (rt_below(3) == 0)
+		W("burst %u ", 1 + rt_below(limit));
+	if (bytes || rt_below(3) == 0) {
+		static const char *const sfx[] = { "", "", "b", "k" };
+		uint32_t s = rt_below(4);
+
+		W("avpkt %u%s ", s == 3 ? 1 + rt_below(8) : 40 + rt_below(9000), sfx[s]);
+	}
+	switch (rt_below(7)) {
+	case 0:
+		W("bandwidth %ukbit ", 1 + rt_below(100000));
+		break;
+	case 1:
+		W("bandwidth %umbit ", 1 + rt_below(100000));
+		break;
+	case 2:
+		W("bandwidth %uBps ", 1 + rt_below(1u << 30));
+		break;
+	case 3:
+		W("bandwidth %u.%ugbit ", rt_below(400), rt_below(1000));
+		break;
+	case 4:
+		W("bandwidth %u ", 8 + rt_below(1u << 31));
+		break;
+	case 5:
+		W("bandwidth %utbit ", 1 + rt_below(20)); /* beyond tc's 32 bits */
+		break;
+	default:
+		W("bandwidth %umibit ", 1 + rt_below(5000));
+	}
+	if (rt_below(2))
+		W("probability %.17g ", rt_below(3) ? (1 + rt_below(1000)) / 1000.0 :
+					rt_below(2) ? 1.0 / (1 + rt_below(1000000)) :
+						      rt_below(1u << 30) / 1073741824.0);
+	if (rt_below(3) == 0)
+		W("ecn ");
+	if (rt_below(4) == 0)
+		W("harddrop ");
+	if (kind == CHOKE_KIND_RED) {
+		if (rt_below(3) == 0)
+			W("adaptive ");
+		if (rt_below(3) == 0)
+			W("nodrop ");
+	} else {
+		switch (rt_below(6)) {
+		case 0:
+			W("draws %u ", 2 + rt_below(15));
+			break;
+		case 1:
+			W("adaptive ");
+			break;
+		case 2:
+			W("geometric ");
+			break;
+		case 3:
+			W("geometric %u ", 1 + rt_below(16));
+			break;
+		}
+		if (!bytes && rt_below(3) == 0)
+			W(rt_below(2) ? "protect " : "protect %u ", CHOKE_PROTECT_MIN << rt_below(6));
+	}
+	if (bytes)
+		W("bytes ");
+#undef W
+}
+
+static int parse_line(char *line, int kind_first, int kind, struct choke_params *p,
+		      char *err)
+{
+	char *argv[64];
+	int argc = split_words(line, argv, 64);
+
+	if (argc && !argv[argc - 1][0])
+		argc--; /* the trailing space */
+	if (kind_first) {
+		if (argc < 1 || choke_kind_from_word(argv[0]) != kind)
+			return snprintf(err, CHOKE_ERRBUF_SIZE, "no kind word"), CHOKE_EINVAL;
+		return choke_params_parse(argc - 1, argv + 1, kind, NULL, p, err,
+					  CHOKE_ERRBUF_SIZE);
+	}
+	return choke_params_parse(argc, argv, kind, NULL, p, err, CHOKE_ERRBUF_SIZE);
+}
+
+/*
+ * Every kind, flag and variant: a configuration parsed from random words,
+ * printed as words by choke_params_words and parsed again is the same,
+ * byte for byte (struct choke_params whole: the kernel's view, what was
+ * asked, the derived values and the warnings); and the words are a fixed
+ * point.
+ */
+static void test_params_words_round_trip(void)
+{
+	enum { KINDS = 3, ECN = 3, HARDDROP, ARED, NODROP, DRAWS, VADAPT, GEOM, PROTECT,
+	       BYTES, NSEEN };
+	static const char *const seen_name[NSEEN] = { "choke", "red", "fifo", "ecn",
+		"harddrop", "red adaptive", "nodrop", "draws", "adaptive", "geometric",
+		"protect", "bytes" };
+	uint32_t seen[NSEEN] = { 0 }, tries = 0, ok = 0, i;
+	char words[1024], line[1024], again[1024], err[CHOKE_ERRBUF_SIZE];
+	struct choke_params a, b;
+
+	for (tries = 0; tries < (tl_quick ? 6000u : 60000u); tries++) {
+		int kind = (int)rt_below(KINDS);
+
+		random_words(kind, words, sizeof(words));
+		snprintf(line, sizeof(line), "%s", words);
+		if (parse_line(line, 0, kind, &a, err))
+			continue;
+		ok++;
+		choke_params_words(&a, line, sizeof(line));
+		snprintf(again, sizeof(again), "%s", line);
+		if (parse_line(line, 1, kind, &b, err)) {
+			tl_failures++;
+			fprintf(stderr, "FAIL %s: [%s] -> [%s] refused: %s\n", tl_current, words,
+				again, err);
+			continue;
+		}
+		if (memcmp(&a, &b, sizeof(a))) {
+			tl_failures++;
+			fprintf(stderr, "FAIL %s: [%s] -> [%s] parses to another configuration\n",
+				tl_current, words, again);
+			continue;
+		}
+		choke_params_words(&b, line, sizeof(line));
+		CHECK(!strcmp(line, again));
+		seen[kind]++;
+		seen[ECN] += !!(a.cfg.flags & CHOKE_FLAG_ECN);
+		seen[HARDDROP] += !!(a.cfg.flags & CHOKE_FLAG_HARDDROP);
+		seen[ARED] += !!(a.cfg.flags & CHOKE_FLAG_ADAPTATIVE);
+		seen[NODROP] += !!(a.cfg.flags & CHOKE_FLAG_NODROP);
+		seen[DRAWS] += a.cfg.variant == CHOKE_VAR_DRAWS;
+		seen[VADAPT] += a.cfg.variant == CHOKE_VAR_ADAPTIVE;
+		seen[GEOM] += a.cfg.variant == CHOKE_VAR_GEOMETRIC;
+		seen[PROTECT] += a.cfg.protect != 0;
+		seen[BYTES] += a.cfg.limit_bytes != 0;
+	}
+	printf("     %u of %u random word lists accepted and given back:", ok, tries);
+	for (i = 0; i < NSEEN; i++) {
+		printf(" %s %u%s", seen_name[i], seen[i], i + 1 < NSEEN ? "," : "\n");
+		CHECK(seen[i] >= (tl_quick ? 10u : 100u));
+	}
+	/* a percentage comes back as the absolute rate */
+	{
+		struct choke_parse_opts o = { 100, 0, 0 };
+		char *w[] = { "limit", "100", "bandwidth", "10%" };
+
+		REQUIRE(choke_params_parse(4, w, CHOKE_KIND_CHOKE, &o, &a, err, sizeof(err)) == 0);
+		choke_params_words(&a, line, sizeof(line));
+		CHECK(strstr(line, " bandwidth 1250000Bps ") != NULL);
+		REQUIRE(parse_line(line, 1, CHOKE_KIND_CHOKE, &b, err) == 0);
+		CHECK(!memcmp(&a, &b, sizeof(a)));
+	}
+	/* the shape, and a buffer too small */
+	{
+		char *w[] = { "limit", "1000", "bandwidth", "10mbit", "ecn" };
+		char small[16];
+		int len;
+
+		REQUIRE(choke_params_parse(5, w, CHOKE_KIND_CHOKE, NULL, &a, err, sizeof(err)) == 0);
+		len = choke_params_words(&a, line, sizeof(line));
+		CHECK(!strcmp(line, "choke limit 1000 min 83 max 250 burst 138 avpkt 1000 "
+				    "bandwidth 1250000Bps probability 0.02 ecn"));
+		CHECK_EQ(len, strlen(line));
+		CHECK_EQ(choke_params_words(&a, small, sizeof(small)), len);
+		CHECK(!strcmp(small, "choke limit 100"));
+		REQUIRE(choke_params_parse(0, NULL, CHOKE_KIND_FIFO, NULL, &a, err, sizeof(err)) == 0);
+		choke_params_words(&a, line, sizeof(line));
+		CHECK(!strcmp(line, "fifo limit 1000"));
+	}
+}
+
+/* The one transmission time: exact, rounded up, saturated. */
+static void test_params_tx_ns(void)
+{
+	CHECK_EQ(choke_tx_ns(1000, 10000000), 800000);      /* 10 Mbit/s */
+	CHECK_EQ(choke_tx_ns(1500, 1000000000), 12000);     /* 1 Gbit/s */
+	CHECK_EQ(choke_tx_ns(1, 3), 2666666667ull);         /* 8/3 s, up */
+	CHECK_EQ(choke_tx_ns(125, 1000000000000ull), 1);    /* 1 ns */
+	CHECK_EQ(choke_tx_ns(1, 10000000000000ull), 1);     /* 0.8 ns: 1 */
+	CHECK_EQ(choke_tx_ns(0, 8), 0);
+	CHECK_EQ(choke_tx_ns(1000, 0), 0);
+	CHECK_EQ(choke_tx_ns(UINT32_MAX, 8), 4294967295000000000ull);
+	CHECK_EQ(choke_tx_ns(UINT32_MAX, 1), UINT64_MAX);   /* does not fit */
+	CHECK_EQ(choke_tx_ns(UINT32_MAX, UINT64_MAX), 2);
+}
+
+/* The message is cut to the caller's buffer, never beyond it. */
+static void test_params_errlen(void)
+{
+	char err[12];
+	char *w[] = { "limit", "100", "bandwidth", "10mbit", "frobnicate" };
+	struct choke_params p;
+
+	memset(err, 'x', sizeof(err));
+	CHECK_EQ(choke_params_parse(5, w, CHOKE_KIND_CHOKE, NULL, &p, err, 8), CHOKE_EINVAL);
+	CHECK(!strcmp(err, "What is"));
+	CHECK(err[8] == 'x');
+	CHECK_EQ(choke_params_parse(5, w, CHOKE_KIND_CHOKE, NULL, &p, NULL, 0), CHOKE_EINVAL);
+	CHECK_EQ(choke_params_parse(4, w, CHOKE_KIND_CHOKE, NULL, &p, err, 0), 0);
+}
+
 const struct tl_test params_tests[] = {
+	{ "params/tx-ns", test_params_tx_ns },
+	{ "params/errlen", test_params_errlen },
 	{ "params/variants", test_params_variants },
 	{ "params/protect", test_params_protect },
+	{ "params/red-words", test_params_red_words },
+	{ "params/words-round-trip", test_params_words_round_trip },
 	{ "params/match-tc-vectors", test_params_match_tc_vectors },
 	{ "params/harddrop-improvement", test_params_harddrop_improvement },
 	{ "params/wide-bandwidth-improvement", test_params_wide_bandwidth_improvement },

@@ -9,14 +9,14 @@
 
 /* Parse a copy of exactly len bytes on the heap, so that ASan and valgrind
  * see any read past the end. */
-static int parse_exact(const uint8_t *f, size_t len, int lt, struct flow_key *k,
-		       struct pkt_info *i)
+static int parse_exact(const uint8_t *f, size_t len, int lt, struct choke_flow_key *k,
+		       struct choke_pkt_info *i)
 {
 	uint8_t *copy = malloc(len ? len : 1);
 	int r;
 
 	memcpy(copy, f, len);
-	r = flow_key_from_frame(copy, len, lt, k, i);
+	r = choke_flow_key_from_frame(copy, len, lt, k, i);
 	free(copy);
 	return r;
 }
@@ -24,14 +24,14 @@ static int parse_exact(const uint8_t *f, size_t len, int lt, struct flow_key *k,
 static void test_ipv4_tcp(void)
 {
 	struct pb b;
-	struct flow_key k;
-	struct pkt_info i;
+	struct choke_flow_key k;
+	struct choke_pkt_info i;
 
 	pb_eth(&b, 0x0800);
 	pb_ipv4(&b, 6, "10.0.0.1", "10.0.0.2", 0, 0, 2);
 	pb_ports(&b, 40000, 80, 20);
 	pb_finish_ipv4(&b);
-	CHECK_EQ(parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i), FLOW_KIND_IPV4);
+	CHECK_EQ(parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i), CHOKE_FLOW_KIND_IPV4);
 	CHECK_EQ(k.proto, 6);
 	CHECK_EQ(k.sport, 40000);
 	CHECK_EQ(k.dport, 80);
@@ -46,45 +46,45 @@ static void test_ipv4_tcp(void)
 static void test_vlan_and_qinq(void)
 {
 	struct pb b;
-	struct flow_key k, k0;
-	struct pkt_info i;
+	struct choke_flow_key k, k0;
+	struct choke_pkt_info i;
 
 	pb_eth(&b, 0x0800);
 	pb_ipv4(&b, 17, "192.168.1.1", "192.168.1.2", 0, 0, 0);
 	pb_ports(&b, 5000, 53, 8);
 	pb_finish_ipv4(&b);
-	parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k0, &i);
+	parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k0, &i);
 
 	pb_eth_tags(&b, 2, 0x0800); /* 802.1ad outer, 802.1Q inner */
 	pb_ipv4(&b, 17, "192.168.1.1", "192.168.1.2", 0, 0, 0);
 	pb_ports(&b, 5000, 53, 8);
 	pb_finish_ipv4(&b);
-	CHECK_EQ(parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i), FLOW_KIND_IPV4);
+	CHECK_EQ(parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i), CHOKE_FLOW_KIND_IPV4);
 	CHECK_EQ(i.vlan_tags, 2);
 	CHECK_EQ(i.l3_off, 22);
 	/* the tags are not part of the flow */
-	CHECK(flow_key_equal(&k, &k0));
+	CHECK(choke_flow_key_equal(&k, &k0));
 	pb_eth_tags(&b, 1, 0x0800);
 	pb_ipv4(&b, 17, "192.168.1.1", "192.168.1.2", 0, 0, 0);
 	pb_ports(&b, 5000, 53, 8);
 	pb_finish_ipv4(&b);
-	CHECK_EQ(parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i), FLOW_KIND_IPV4);
+	CHECK_EQ(parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i), CHOKE_FLOW_KIND_IPV4);
 	CHECK_EQ(i.vlan_tags, 1);
-	CHECK(flow_key_equal(&k, &k0));
+	CHECK(choke_flow_key_equal(&k, &k0));
 }
 
 static void test_ipv4_options_and_fragments(void)
 {
 	struct pb b;
-	struct flow_key k;
-	struct pkt_info i;
+	struct choke_flow_key k;
+	struct choke_pkt_info i;
 
 	/* IHL 8: 12 bytes of options before the ports */
 	pb_eth(&b, 0x0800);
 	pb_ipv4_opts(&b, 17, "1.2.3.4", "5.6.7.8", 12);
 	pb_ports(&b, 1111, 2222, 8);
 	pb_finish_ipv4(&b);
-	CHECK_EQ(parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i), FLOW_KIND_IPV4);
+	CHECK_EQ(parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i), CHOKE_FLOW_KIND_IPV4);
 	CHECK_EQ(i.l4_off, 14 + 32);
 	CHECK_EQ(k.sport, 1111);
 	CHECK_EQ(k.dport, 2222);
@@ -93,26 +93,26 @@ static void test_ipv4_options_and_fragments(void)
 	pb_ipv4(&b, 17, "1.2.3.4", "5.6.7.8", 1, 0, 0);
 	pb_ports(&b, 1111, 2222, 8);
 	pb_finish_ipv4(&b);
-	parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i);
+	parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i);
 	CHECK_EQ(k.sport, 1111);
-	CHECK_EQ(i.flags, FLOW_F_FRAGMENT);
+	CHECK_EQ(i.flags, CHOKE_FLOW_F_FRAGMENT);
 	/* a later fragment: no ports, even if bytes follow */
 	pb_eth(&b, 0x0800);
 	pb_ipv4(&b, 17, "1.2.3.4", "5.6.7.8", 0, 185, 0);
 	pb_ports(&b, 1111, 2222, 8);
 	pb_finish_ipv4(&b);
-	CHECK_EQ(parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i), FLOW_KIND_IPV4);
+	CHECK_EQ(parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i), CHOKE_FLOW_KIND_IPV4);
 	CHECK_EQ(k.sport, 0);
 	CHECK_EQ(k.dport, 0);
 	CHECK_EQ(k.proto, 17);
-	CHECK_EQ(i.flags, FLOW_F_FRAGMENT | FLOW_F_LATER_FRAG);
+	CHECK_EQ(i.flags, CHOKE_FLOW_F_FRAGMENT | CHOKE_FLOW_F_LATER_FRAG);
 }
 
 static void test_ipv6_extension_headers(void)
 {
 	struct pb b;
-	struct flow_key k;
-	struct pkt_info i;
+	struct choke_flow_key k;
+	struct choke_pkt_info i;
 	static const uint8_t chain[] = { 0, 43, 60, 44 };
 
 	/* HBH, routing, dstopts, fragment (first), then UDP */
@@ -120,28 +120,28 @@ static void test_ipv6_extension_headers(void)
 	pb_ipv6(&b, "2001:db8::1", "2001:db8::2", chain, 4, 17, 0, 0);
 	pb_ports(&b, 7000, 7001, 8);
 	pb_finish_ipv6(&b);
-	CHECK_EQ(parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i), FLOW_KIND_IPV6);
+	CHECK_EQ(parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i), CHOKE_FLOW_KIND_IPV6);
 	CHECK_EQ(k.proto, 17);
 	CHECK_EQ(k.sport, 7000);
 	CHECK_EQ(k.dport, 7001);
-	CHECK_EQ(i.flags, FLOW_F_FRAGMENT);
+	CHECK_EQ(i.flags, CHOKE_FLOW_F_FRAGMENT);
 	CHECK(k.src[0] == 0x20 && k.src[1] == 0x01 && k.src[15] == 1 && k.dst[15] == 2);
 	/* later fragment */
 	pb_eth(&b, 0x86DD);
 	pb_ipv6(&b, "2001:db8::1", "2001:db8::2", chain, 4, 17, 100, 0);
 	pb_ports(&b, 7000, 7001, 8);
 	pb_finish_ipv6(&b);
-	parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i);
+	parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i);
 	CHECK_EQ(k.sport, 0);
 	CHECK_EQ(k.proto, 17);
-	CHECK(i.flags & FLOW_F_LATER_FRAG);
+	CHECK(i.flags & CHOKE_FLOW_F_LATER_FRAG);
 	/* UDP-Lite, SCTP, and the same addresses with another source
 	 * differing only in the last byte of the 16 (mainline would alias) */
 	pb_eth(&b, 0x86DD);
 	pb_ipv6(&b, "2001:db8::1", "2001:db8::3", NULL, 0, 136, 0, 0);
 	pb_ports(&b, 9, 10, 8);
 	pb_finish_ipv6(&b);
-	parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i);
+	parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i);
 	CHECK_EQ(k.proto, 136);
 	CHECK_EQ(k.sport, 9);
 	CHECK_EQ(k.dst[15], 3);
@@ -149,7 +149,7 @@ static void test_ipv6_extension_headers(void)
 	pb_ipv6(&b, "2001:db8::1", "2001:db8::3", NULL, 0, 132, 0, 0);
 	pb_ports(&b, 36412, 36412, 12);
 	pb_finish_ipv6(&b);
-	parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i);
+	parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i);
 	CHECK_EQ(k.proto, 132);
 	CHECK_EQ(k.sport, 36412);
 }
@@ -157,8 +157,8 @@ static void test_ipv6_extension_headers(void)
 static void test_ipv6_extension_loop_bounded(void)
 {
 	struct pb b;
-	struct flow_key k;
-	struct pkt_info i;
+	struct choke_flow_key k;
+	struct choke_pkt_info i;
 	uint8_t chain[40];
 
 	memset(chain, 60, sizeof(chain)); /* 40 destination-options headers */
@@ -166,8 +166,8 @@ static void test_ipv6_extension_loop_bounded(void)
 	pb_ipv6(&b, "fe80::1", "fe80::2", chain, 40, 6, 0, 0);
 	pb_ports(&b, 1, 2, 20);
 	pb_finish_ipv6(&b);
-	CHECK_EQ(parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i), FLOW_KIND_IPV6);
-	CHECK(i.flags & FLOW_F_EXT_LIMIT);
+	CHECK_EQ(parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i), CHOKE_FLOW_KIND_IPV6);
+	CHECK(i.flags & CHOKE_FLOW_F_EXT_LIMIT);
 	CHECK_EQ(k.proto, 60);
 	CHECK_EQ(k.sport, 0);
 }
@@ -175,28 +175,28 @@ static void test_ipv6_extension_loop_bounded(void)
 static void test_icmp_echo(void)
 {
 	struct pb b;
-	struct flow_key k1, k2;
-	struct pkt_info i;
+	struct choke_flow_key k1, k2;
+	struct choke_pkt_info i;
 
 	pb_eth(&b, 0x0800);
 	pb_ipv4(&b, 1, "10.0.0.1", "10.0.0.2", 0, 0, 0);
 	pb_icmp_echo(&b, 8, 0x1234);
 	pb_finish_ipv4(&b);
-	parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k1, &i);
+	parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k1, &i);
 	CHECK_EQ(k1.proto, 1);
 	CHECK_EQ(k1.sport, 0x1234);
 	pb_eth(&b, 0x0800);
 	pb_ipv4(&b, 1, "10.0.0.1", "10.0.0.2", 0, 0, 0);
 	pb_icmp_echo(&b, 8, 0x4321);
 	pb_finish_ipv4(&b);
-	parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k2, &i);
-	CHECK(!flow_key_equal(&k1, &k2));
+	parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k2, &i);
+	CHECK(!choke_flow_key_equal(&k1, &k2));
 	/* ICMPv6 echo request */
 	pb_eth(&b, 0x86DD);
 	pb_ipv6(&b, "::1", "::2", NULL, 0, 58, 0, 0);
 	pb_icmp_echo(&b, 128, 77);
 	pb_finish_ipv6(&b);
-	parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k1, &i);
+	parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k1, &i);
 	CHECK_EQ(k1.proto, 58);
 	CHECK_EQ(k1.sport, 77);
 }
@@ -204,58 +204,58 @@ static void test_icmp_echo(void)
 static void test_link_types(void)
 {
 	struct pb b;
-	struct flow_key ke, k;
-	struct pkt_info i;
+	struct choke_flow_key ke, k;
+	struct choke_pkt_info i;
 	uint8_t sll[2048];
 
 	pb_eth(&b, 0x0800);
 	pb_ipv4(&b, 6, "10.1.1.1", "10.1.1.2", 0, 0, 0);
 	pb_ports(&b, 1000, 2000, 20);
 	pb_finish_ipv4(&b);
-	parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &ke, &i);
+	parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &ke, &i);
 	/* raw IP (LINKTYPE_RAW and LINKTYPE_IPV4) */
-	CHECK_EQ(parse_exact(b.d + 14, b.len - 14, PKT_LINK_RAW, &k, &i), FLOW_KIND_IPV4);
-	CHECK(flow_key_equal(&k, &ke));
+	CHECK_EQ(parse_exact(b.d + 14, b.len - 14, CHOKE_LINK_RAW, &k, &i), CHOKE_FLOW_KIND_IPV4);
+	CHECK(choke_flow_key_equal(&k, &ke));
 	CHECK_EQ(i.l3_off, 0);
-	CHECK_EQ(parse_exact(b.d + 14, b.len - 14, PKT_LINK_IPV4, &k, &i), FLOW_KIND_IPV4);
-	CHECK(flow_key_equal(&k, &ke));
-	CHECK_EQ(parse_exact(b.d + 14, b.len - 14, PKT_LINK_IPV6, &k, &i),
-		 FLOW_KIND_MALFORMED);
+	CHECK_EQ(parse_exact(b.d + 14, b.len - 14, CHOKE_LINK_IPV4, &k, &i), CHOKE_FLOW_KIND_IPV4);
+	CHECK(choke_flow_key_equal(&k, &ke));
+	CHECK_EQ(parse_exact(b.d + 14, b.len - 14, CHOKE_LINK_IPV6, &k, &i),
+		 CHOKE_FLOW_KIND_MALFORMED);
 	/* Linux cooked v1: 16-byte header, protocol at 14 */
 	memset(sll, 0, 16);
 	sll[14] = 0x08;
 	memcpy(sll + 16, b.d + 14, b.len - 14);
-	CHECK_EQ(parse_exact(sll, b.len + 2, PKT_LINK_LINUX_SLL, &k, &i), FLOW_KIND_IPV4);
-	CHECK(flow_key_equal(&k, &ke));
+	CHECK_EQ(parse_exact(sll, b.len + 2, CHOKE_LINK_LINUX_SLL, &k, &i), CHOKE_FLOW_KIND_IPV4);
+	CHECK(choke_flow_key_equal(&k, &ke));
 	/* cooked v2: 20-byte header, protocol at 0 */
 	memset(sll, 0, 20);
 	sll[0] = 0x08;
 	memcpy(sll + 20, b.d + 14, b.len - 14);
-	CHECK_EQ(parse_exact(sll, b.len + 6, PKT_LINK_LINUX_SLL2, &k, &i), FLOW_KIND_IPV4);
-	CHECK(flow_key_equal(&k, &ke));
-	CHECK(pkt_linktype_supported(PKT_LINK_LINUX_SLL2));
-	CHECK(!pkt_linktype_supported(105));
+	CHECK_EQ(parse_exact(sll, b.len + 6, CHOKE_LINK_LINUX_SLL2, &k, &i), CHOKE_FLOW_KIND_IPV4);
+	CHECK(choke_flow_key_equal(&k, &ke));
+	CHECK(choke_pkt_linktype_supported(CHOKE_LINK_LINUX_SLL2));
+	CHECK(!choke_pkt_linktype_supported(105));
 }
 
 static void test_non_ip_and_malformed(void)
 {
 	struct pb b;
-	struct flow_key k, k2;
-	struct pkt_info i;
+	struct choke_flow_key k, k2;
+	struct choke_pkt_info i;
 
 	/* ARP: per ethertype */
 	pb_eth(&b, 0x0806);
 	pb_bytes(&b, 28, 0xab);
-	CHECK_EQ(parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i), FLOW_KIND_NONIP);
+	CHECK_EQ(parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i), CHOKE_FLOW_KIND_NONIP);
 	CHECK_EQ(k.ethertype, 0x0806);
 	pb_eth(&b, 0x0806);
 	pb_bytes(&b, 28, 0xcd);
-	parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k2, &i);
-	CHECK(flow_key_equal(&k, &k2));
+	parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k2, &i);
+	CHECK(choke_flow_key_equal(&k, &k2));
 	/* 802.3 length field: LLC */
 	pb_eth(&b, 46);
 	pb_bytes(&b, 46, 0x42);
-	CHECK_EQ(parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i), FLOW_KIND_NONIP);
+	CHECK_EQ(parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i), CHOKE_FLOW_KIND_NONIP);
 	CHECK_EQ(k.ethertype, 0);
 	/* bad IHL */
 	pb_eth(&b, 0x0800);
@@ -263,24 +263,24 @@ static void test_non_ip_and_malformed(void)
 	pb_ports(&b, 1, 2, 20);
 	pb_finish_ipv4(&b);
 	b.d[14] = 0x43; /* IHL 3 */
-	CHECK_EQ(parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i), FLOW_KIND_MALFORMED);
+	CHECK_EQ(parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i), CHOKE_FLOW_KIND_MALFORMED);
 	CHECK_EQ(k.ethertype, 0x0800);
 	CHECK_EQ(k.src[0], 0);
 	b.d[14] = 0x45;
 	b.d[16] = 0;
 	b.d[17] = 10; /* total length below the header */
-	CHECK_EQ(parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i), FLOW_KIND_MALFORMED);
+	CHECK_EQ(parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i), CHOKE_FLOW_KIND_MALFORMED);
 	b.d[16] = 0;
 	b.d[17] = 22; /* total length cuts the ports: they are not read */
-	CHECK_EQ(parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i), FLOW_KIND_IPV4);
+	CHECK_EQ(parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i), CHOKE_FLOW_KIND_IPV4);
 	CHECK_EQ(k.sport, 0);
-	CHECK(i.flags & FLOW_F_L4_TRUNC);
+	CHECK(i.flags & CHOKE_FLOW_F_L4_TRUNC);
 	b.d[14] = 0x65; /* version 6 in an IPv4 ethertype */
-	CHECK_EQ(parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i), FLOW_KIND_MALFORMED);
+	CHECK_EQ(parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i), CHOKE_FLOW_KIND_MALFORMED);
 	/* a frame shorter than an Ethernet header */
-	CHECK_EQ(parse_exact(b.d, 13, PKT_LINK_ETHERNET, &k, &i), FLOW_KIND_TRUNCATED);
-	CHECK_EQ(parse_exact(b.d, 0, PKT_LINK_ETHERNET, &k, &i), FLOW_KIND_TRUNCATED);
-	CHECK_EQ(flow_key_from_frame(NULL, 0, PKT_LINK_RAW, &k, &i), FLOW_KIND_MALFORMED);
+	CHECK_EQ(parse_exact(b.d, 13, CHOKE_LINK_ETHERNET, &k, &i), CHOKE_FLOW_KIND_TRUNCATED);
+	CHECK_EQ(parse_exact(b.d, 0, CHOKE_LINK_ETHERNET, &k, &i), CHOKE_FLOW_KIND_TRUNCATED);
+	CHECK_EQ(choke_flow_key_from_frame(NULL, 0, CHOKE_LINK_RAW, &k, &i), CHOKE_FLOW_KIND_MALFORMED);
 }
 
 /* Every prefix of every kind of frame parses without reading past it. */
@@ -314,27 +314,27 @@ static void test_truncation_at_every_length(void)
 	pb_ports(&frames[5], 3, 4, 8);
 	pb_finish_ipv6(&frames[5]);
 	for (f = 0; f < 6; f++) {
-		struct flow_key full, k;
-		struct pkt_info i;
+		struct choke_flow_key full, k;
+		struct choke_pkt_info i;
 
-		parse_exact(frames[f].d, frames[f].len, PKT_LINK_ETHERNET, &full, &i);
+		parse_exact(frames[f].d, frames[f].len, CHOKE_LINK_ETHERNET, &full, &i);
 		for (len = 0; len <= frames[f].len; len++) {
-			int r = parse_exact(frames[f].d, len, PKT_LINK_ETHERNET, &k, &i);
+			int r = parse_exact(frames[f].d, len, CHOKE_LINK_ETHERNET, &k, &i);
 
-			CHECK(r >= FLOW_KIND_IPV4 && r <= FLOW_KIND_TRUNCATED);
+			CHECK(r >= CHOKE_FLOW_KIND_IPV4 && r <= CHOKE_FLOW_KIND_TRUNCATED);
 			CHECK_EQ(r, k.kind);
 			/* the key only ever loses information: ports vanish, kind
 			 * degrades, never a different address */
-			if (r == full.kind && full.kind <= FLOW_KIND_IPV6)
+			if (r == full.kind && full.kind <= CHOKE_FLOW_KIND_IPV6)
 				CHECK(memcmp(k.src, full.src, 32) == 0);
 			kinds |= 1 << r;
 		}
 		/* the raw-IP view of the same bytes */
 		for (len = 0; len + frames[f].l3 <= frames[f].len; len++)
-			parse_exact(frames[f].d + frames[f].l3, len, PKT_LINK_RAW, &k, &i);
+			parse_exact(frames[f].d + frames[f].l3, len, CHOKE_LINK_RAW, &k, &i);
 	}
-	CHECK(kinds & (1 << FLOW_KIND_TRUNCATED));
-	CHECK(kinds & (1 << FLOW_KIND_MALFORMED));
+	CHECK(kinds & (1 << CHOKE_FLOW_KIND_TRUNCATED));
+	CHECK(kinds & (1 << CHOKE_FLOW_KIND_MALFORMED));
 }
 
 static void test_random_garbage(void)
@@ -346,8 +346,8 @@ static void test_random_garbage(void)
 	for (n = 0; n < count; n++) {
 		uint8_t buf[256];
 		size_t len, j;
-		struct flow_key k;
-		struct pkt_info i;
+		struct choke_flow_key k;
+		struct choke_pkt_info i;
 		int r;
 
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -363,12 +363,12 @@ static void test_random_garbage(void)
 			buf[14] = (uint8_t)((n & 2) ? 0x45 : 0x60);
 		}
 		r = parse_exact(buf, len, lts[n % 7], &k, &i);
-		CHECK(r >= FLOW_KIND_IPV4 && r <= FLOW_KIND_TRUNCATED);
-		if (pkt_ecn_capable(&i)) {
+		CHECK(r >= CHOKE_FLOW_KIND_IPV4 && r <= CHOKE_FLOW_KIND_TRUNCATED);
+		if (choke_pkt_ecn_capable(&i)) {
 			uint8_t *copy = malloc(len);
 
 			memcpy(copy, buf, len);
-			CHECK(pkt_ecn_set_ce(copy, len, &i));
+			CHECK(choke_pkt_ecn_set_ce(copy, len, &i));
 			free(copy);
 		}
 	}
@@ -379,8 +379,8 @@ static void test_ecn_marking(void)
 	uint64_t x = 99;
 	int n, ecn, count = tl_quick ? 20000 : 200000;
 	struct pb b;
-	struct flow_key k;
-	struct pkt_info i;
+	struct choke_flow_key k;
+	struct choke_pkt_info i;
 
 	/* random IPv4 headers (random fields, options, checksums right),
 	 * every codepoint: CE only from ECT, checksum equals a full
@@ -400,13 +400,13 @@ static void test_ecn_marking(void)
 		b.d[22] = (uint8_t)(x >> 32); /* ttl */
 		pb_ports(&b, 1, 2, 8);
 		pb_finish_ipv4(&b);
-		parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i);
+		parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i);
 		CHECK_EQ(i.ecn, ecn);
-		CHECK_EQ(pkt_ecn_capable(&i), ecn != 0);
-		CHECK_EQ(pkt_ecn_set_ce(b.d, b.len, &i), ecn != 0);
+		CHECK_EQ(choke_pkt_ecn_capable(&i), ecn != 0);
+		CHECK_EQ(choke_pkt_ecn_set_ce(b.d, b.len, &i), ecn != 0);
 		CHECK_EQ(b.d[15] & 3, ecn ? 3 : 0);
 		CHECK_EQ((b.d[15] & 0xfc), ((x >> 8) & 0xfc));
-		full = pkt_ipv4_checksum(b.d + 14, 20 + (size_t)optlen);
+		full = choke_pkt_ipv4_checksum(b.d + 14, 20 + (size_t)optlen);
 		CHECK_EQ(full, 0); /* a header with a right checksum sums to 0 */
 		if (full)
 			break;
@@ -417,18 +417,18 @@ static void test_ecn_marking(void)
 		pb_ipv6(&b, "1::1", "2::2", NULL, 0, 17, 0, (uint8_t)(0xb8 | ecn));
 		pb_ports(&b, 1, 2, 8);
 		pb_finish_ipv6(&b);
-		parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i);
+		parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i);
 		CHECK_EQ(i.ecn, ecn);
-		CHECK_EQ(pkt_ecn_set_ce(b.d, b.len, &i), ecn != 0);
+		CHECK_EQ(choke_pkt_ecn_set_ce(b.d, b.len, &i), ecn != 0);
 		CHECK_EQ(((b.d[14] & 15) << 4) | (b.d[15] >> 4), ecn ? 0xbb : 0xb8);
 		CHECK_EQ(b.d[14] >> 4, 6);
 	}
 	/* non-IP cannot be marked */
 	pb_eth(&b, 0x0806);
 	pb_bytes(&b, 28, 0xff);
-	parse_exact(b.d, b.len, PKT_LINK_ETHERNET, &k, &i);
-	CHECK(!pkt_ecn_capable(&i));
-	CHECK(!pkt_ecn_set_ce(b.d, b.len, &i));
+	parse_exact(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i);
+	CHECK(!choke_pkt_ecn_capable(&i));
+	CHECK(!choke_pkt_ecn_set_ce(b.d, b.len, &i));
 }
 
 /* an independent checksum: the pseudo-header and segment summed in 32 bits */
@@ -455,8 +455,8 @@ static void test_l4_checksum_fill(void)
 
 	for (n = 0; n < 4000; n++) {
 		struct pb b;
-		struct flow_key k;
-		struct pkt_info i;
+		struct choke_flow_key k;
+		struct choke_pkt_info i;
 		size_t pay, j, at;
 		uint16_t want, got;
 		uint8_t seg[2048];
@@ -480,9 +480,9 @@ static void test_l4_checksum_fill(void)
 			pb_finish_ipv6(&b);
 		else
 			pb_finish_ipv4(&b);
-		flow_key_from_frame(b.d, b.len, PKT_LINK_ETHERNET, &k, &i);
-		REQUIRE(pkt_l4_checksum_fill(b.d, b.len, &i, k.proto));
-		CHECK(pkt_l4_checksum_ok(b.d, b.len, &i, k.proto));
+		choke_flow_key_from_frame(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i);
+		REQUIRE(choke_pkt_l4_checksum_fill(b.d, b.len, &i, k.proto));
+		CHECK(choke_pkt_l4_checksum_ok(b.d, b.len, &i, k.proto));
 		at = i.l4_off + (tcp ? 16 : 6);
 		got = (uint16_t)(b.d[at] << 8 | b.d[at + 1]);
 		memcpy(seg, b.d + i.l4_off, b.len - i.l4_off);
@@ -492,46 +492,46 @@ static void test_l4_checksum_fill(void)
 			want = 0xffff;
 		CHECK_EQ(got, want);
 		b.d[b.len - 1] ^= 0x40; /* a corrupted byte is noticed */
-		CHECK(pay == 0 || !pkt_l4_checksum_ok(b.d, b.len, &i, k.proto));
+		CHECK(pay == 0 || !choke_pkt_l4_checksum_ok(b.d, b.len, &i, k.proto));
 	}
 	/* fragments and other protocols are left alone */
 	{
 		struct pb b;
-		struct flow_key k;
-		struct pkt_info i;
+		struct choke_flow_key k;
+		struct choke_pkt_info i;
 
 		pb_eth(&b, 0x0800);
 		pb_ipv4(&b, 17, "1.1.1.1", "2.2.2.2", 1, 0, 0);
 		pb_ports(&b, 1, 2, 8);
 		pb_finish_ipv4(&b);
-		flow_key_from_frame(b.d, b.len, PKT_LINK_ETHERNET, &k, &i);
-		CHECK(!pkt_l4_checksum_fill(b.d, b.len, &i, k.proto));
+		choke_flow_key_from_frame(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i);
+		CHECK(!choke_pkt_l4_checksum_fill(b.d, b.len, &i, k.proto));
 		pb_eth(&b, 0x0800);
 		pb_ipv4(&b, 132, "1.1.1.1", "2.2.2.2", 0, 0, 0);
 		pb_ports(&b, 1, 2, 12);
 		pb_finish_ipv4(&b);
-		flow_key_from_frame(b.d, b.len, PKT_LINK_ETHERNET, &k, &i);
-		CHECK(!pkt_l4_checksum_fill(b.d, b.len, &i, k.proto));
+		choke_flow_key_from_frame(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i);
+		CHECK(!choke_pkt_l4_checksum_fill(b.d, b.len, &i, k.proto));
 	}
 }
 
 static void test_hash(void)
 {
-	struct flow_key a, b2;
+	struct choke_flow_key a, b2;
 	uint32_t i, same = 0;
 
 	memset(&a, 0, sizeof(a));
-	a.kind = FLOW_KIND_IPV4;
+	a.kind = CHOKE_FLOW_KIND_IPV4;
 	a.proto = 6;
 	b2 = a;
-	CHECK_EQ(flow_key_hash(&a, 1), flow_key_hash(&b2, 1));
-	CHECK(flow_key_hash(&a, 1) != flow_key_hash(&a, 2));
+	CHECK_EQ(choke_flow_key_hash(&a, 1), choke_flow_key_hash(&b2, 1));
+	CHECK(choke_flow_key_hash(&a, 1) != choke_flow_key_hash(&a, 2));
 	/* one bit of difference anywhere changes the hash */
 	for (i = 0; i < 40 * 8; i++) {
 		b2 = a;
 		((uint8_t *)&b2)[i / 8] ^= (uint8_t)(1u << (i % 8));
-		same += flow_key_hash(&a, 7) == flow_key_hash(&b2, 7);
-		CHECK(!flow_key_equal(&a, &b2));
+		same += choke_flow_key_hash(&a, 7) == choke_flow_key_hash(&b2, 7);
+		CHECK(!choke_flow_key_equal(&a, &b2));
 	}
 	CHECK_EQ(same, 0);
 }

@@ -184,8 +184,8 @@ static void test_protect_sample_and_decay(void)
 	REQUIRE(e != 0xffffffffu);
 	CHECK_EQ(th.q.pr.e[e].rate, CHOKE_PROTECT_ONE);
 	/* counted, no departures: +ONE each */
-	choke_enqueue(&th.q, &pkt_token, 100, 77, 0, 0, &th.v);
-	choke_enqueue(&th.q, &pkt_token, 100, 77, 0, 0, &th.v);
+	TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 77, 0, 0, &th.v));
+	TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 77, 0, 0, &th.v));
 	CHECK_EQ(th.q.pr.e[e].rate, 3 * CHOKE_PROTECT_ONE);
 	/* a big counter, then departures: the decay of the specification */
 	r = 3000000;
@@ -205,13 +205,13 @@ static void test_protect_sample_and_decay(void)
 			n = n > 1500 ? 1500 : n;
 			th.q.kind = CHOKE_KIND_FIFO;
 			for (k = 0; k < n; k++)
-				choke_enqueue(&th.q, &pkt_token, 100, 5, 0, 0, &th.v);
+				TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 5, 0, 0, &th.v));
 			th.q.kind = CHOKE_KIND_CHOKE;
 			while (choke_qlen(&th.q))
 				choke_dequeue(&th.q, 0, NULL);
 		}
 		CHECK_EQ(th.q.pr.clock, before + ages[i]);
-		choke_enqueue(&th.q, &pkt_token, 100, 77, 0, 0, &th.v);
+		TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 77, 0, 0, &th.v));
 		if (entry_of(&th.q, 77) != e) {
 			CHECK(!"the flow kept its entry");
 			break;
@@ -235,9 +235,9 @@ static void test_protect_match_enters(void)
 
 	REQUIRE(thost_init_values(&th, &c) == 0);
 	th.q.kind = CHOKE_KIND_FIFO;
-	choke_enqueue(&th.q, &pkt_token, 100, 11, 0, 0, &th.v);
-	choke_enqueue(&th.q, &pkt_token, 100, 12, 0, 0, &th.v);
-	choke_enqueue(&th.q, &pkt_token, 100, 13, 0, 0, &th.v);
+	TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 11, 0, 0, &th.v));
+	TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 12, 0, 0, &th.v));
+	TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 13, 0, 0, &th.v));
 	th.q.kind = CHOKE_KIND_CHOKE;
 	/* average 3 > 2: the draw picks offset 1 (flow 12) */
 	trand_push(&th.rnd, 0x60000000u);
@@ -265,7 +265,7 @@ static void test_protect_allowance(void)
 		choke_reset(&th.q, NULL, NULL);
 		th.q.kind = CHOKE_KIND_FIFO;
 		for (i = 0; i < (below ? 2u : 10u); i++)
-			choke_enqueue(&th.q, &pkt_token, 100, 500 + i, 0, 0, &th.v);
+			TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 500 + i, 0, 0, &th.v));
 		th.q.kind = CHOKE_KIND_CHOKE;
 		set_share(&th.q, 25 << 8, 512);
 		th.q.pr.busy = 1;
@@ -327,8 +327,8 @@ static void test_protect_replacement(void)
 	}
 	/* everyone above F: a match does not enter the newcomer */
 	th.q.kind = CHOKE_KIND_FIFO;
-	choke_enqueue(&th.q, &pkt_token, 100, 3, 0, 0, &th.v);
-	choke_enqueue(&th.q, &pkt_token, 100, 3, 0, 0, &th.v);
+	TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 3, 0, 0, &th.v));
+	TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 3, 0, 0, &th.v));
 	th.q.kind = CHOKE_KIND_CHOKE;
 	th.q.qth_min = 0;
 	trand_push(&th.rnd, 0);
@@ -368,7 +368,7 @@ static void test_protect_share_and_boost(void)
 		REQUIRE(ph_init(&h, &c, 3) == 0);
 		h.q.kind = CHOKE_KIND_FIFO; /* fill without RED */
 		for (i = 0; i < 1100; i++)
-			choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v);
+			TL_DISCARD(choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v));
 		h.q.kind = CHOKE_KIND_CHOKE;
 		ph_depart(&h, 1024 - 1); /* the first window ends at 1024 */
 		for (i = 0; i < nflows[k]; i++) {
@@ -402,7 +402,7 @@ static void test_protect_share_and_boost(void)
 		uint32_t i;
 
 		for (i = 0; i < 1024; i++)
-			choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v);
+			TL_DISCARD(choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v));
 	}
 	ph_depart(&h, 1024);
 	CHECK_EQ(h.q.pr.boost, 1280);
@@ -413,7 +413,7 @@ static void test_protect_share_and_boost(void)
 		uint32_t i;
 
 		for (i = 0; i < 1025; i++)
-			choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v);
+			TL_DISCARD(choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v));
 	}
 	h.q.qavg = (uint64_t)(c.qth_min + 1) << c.Wlog;
 	ph_depart(&h, 1024);
@@ -427,7 +427,7 @@ static void test_protect_share_and_boost(void)
 		uint32_t i;
 
 		for (i = 0; i < 1024; i++)
-			choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v);
+			TL_DISCARD(choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v));
 		h.q.qavg = 0;
 		for (i = 0; i < 1023; i++)
 			choke_dequeue(&h.q, 0, NULL);
@@ -441,7 +441,7 @@ static void test_protect_share_and_boost(void)
 		uint32_t i;
 
 		for (i = 0; i < 1024; i++)
-			choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v);
+			TL_DISCARD(choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v));
 		h.q.qavg = (uint64_t)(c.qth_min + 1) << c.Wlog;
 		ph_depart(&h, 1024);
 	}
@@ -477,7 +477,7 @@ static void test_protect_change(void)
 	REQUIRE(thost_change(&th, &c2) == 0);
 	CHECK_EQ(th.q.protect, 0);
 	for (i = 0; i < 50; i++) /* off: no counting */
-		choke_enqueue(&th.q, &pkt_token, 100, 9, 0, 0, &th.v);
+		TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 9, 0, 0, &th.v));
 	CHECK_EQ(th.q.stats.protect_inserts, 0);
 	c2.protect = 32;
 	REQUIRE(thost_change(&th, &c2) == 0);
@@ -553,7 +553,7 @@ static void ol_run(struct ol *o, uint64_t ticks, uint64_t warm)
 					o->offered[f]++;
 					o->pdrop[f] += r == CHOKE_DROP_PROTECT;
 				}
-				if (r <= CHOKE_QUEUED_MARKED)
+				if (!choke_outcome_is_drop((enum choke_outcome)r))
 					o->fifo[o->ft++ & 0xffff] = f;
 				/* a match's victims: the oldest packets of that flow
 				 * in the side FIFO stand in (order does not matter for
@@ -590,7 +590,7 @@ static int ol_init(struct ol *o, const char *words, uint64_t seed)
 	snprintf(buf, sizeof(buf), "%s", words);
 	for (w = strtok_r(buf, " ", &save); w && argc < 32; w = strtok_r(NULL, " ", &save))
 		argv[argc++] = w;
-	if (choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, NULL, &prm, err)) {
+	if (choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, NULL, &prm, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", words, err);
 		return -1;
 	}
@@ -744,7 +744,7 @@ static void test_protect_bounded_and_conserving(void)
 	char err[CHOKE_ERRBUF_SIZE];
 	uint32_t i, flood_sent = 0, sent = 0, n = tl_quick ? 60000 : 200000;
 
-	REQUIRE(choke_params_parse(10, w, CHOKE_KIND_CHOKE, NULL, &prm, err) == 0);
+	REQUIRE(choke_params_parse(10, w, CHOKE_KIND_CHOKE, NULL, &prm, err, sizeof(err)) == 0);
 	c = prm.cfg;
 	REQUIRE(ph_init(&h, &c, 4) == 0);
 	for (i = 0; i < n; i++) {
@@ -752,9 +752,9 @@ static void test_protect_bounded_and_conserving(void)
 		uint32_t len;
 
 		/* a new flow each time, and a flood at 2 per departure */
-		choke_enqueue(&h.q, (void *)(uintptr_t)1, 1000, 0x5000000u + i, 0, 0, &h.v);
-		choke_enqueue(&h.q, (void *)(uintptr_t)2, 1000, 77, 0, 0, &h.v);
-		choke_enqueue(&h.q, (void *)(uintptr_t)2, 1000, 77, 0, 0, &h.v);
+		TL_DISCARD(choke_enqueue(&h.q, (void *)(uintptr_t)1, 1000, 0x5000000u + i, 0, 0, &h.v));
+		TL_DISCARD(choke_enqueue(&h.q, (void *)(uintptr_t)2, 1000, 77, 0, 0, &h.v));
+		TL_DISCARD(choke_enqueue(&h.q, (void *)(uintptr_t)2, 1000, 77, 0, 0, &h.v));
 		p = choke_dequeue(&h.q, 0, &len);
 		if (p && i > n / 2) {
 			sent++;
@@ -813,7 +813,7 @@ static void test_protect_random_numbers_bounded(void)
 		uint64_t before = th.rnd.draws;
 		uint32_t flow = i % 3 ? 5 : 100 + i % 977;
 
-		choke_enqueue(&th.q, &pkt_token, 100, flow, 0, 0, &th.v);
+		TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, flow, 0, 0, &th.v));
 		if (th.rnd.draws - before > most)
 			most = (uint32_t)(th.rnd.draws - before);
 		if (i % 2)

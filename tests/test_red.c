@@ -40,7 +40,7 @@ static void test_red_mark_rate_matches_formula(void)
 		 * average to settle exactly */
 		h.q.kind = CHOKE_KIND_FIFO; /* fill without decisions */
 		for (i = 0; i < hold; i++)
-			choke_enqueue(&h.q, &pk[i], 1000, i, 0, 0, &h.v);
+			TL_DISCARD(choke_enqueue(&h.q, &pk[i], 1000, i, 0, 0, &h.v));
 		h.q.kind = CHOKE_KIND_RED;
 		h.q.qavg = (uint64_t)hold << c.Wlog;
 		h.q.qcount = -1;
@@ -87,7 +87,7 @@ static void test_idle_decay_matches_tc_design(void)
 	double got = 0, got_us = 0;
 	size_t i;
 
-	REQUIRE(choke_params_parse(12, words, CHOKE_KIND_CHOKE, NULL, &p, err) == 0);
+	REQUIRE(choke_params_parse(12, words, CHOKE_KIND_CHOKE, NULL, &p, err, sizeof(err)) == 0);
 	W = 1.0 / (1 << p.cfg.Wlog);
 	for (i = 0; i < sizeof(m_values) / sizeof(m_values[0]); i++) {
 		struct thost h;
@@ -99,7 +99,7 @@ static void test_idle_decay_matches_tc_design(void)
 		REQUIRE(thost_init(&h, &p.cfg) == 0);
 		h.q.qavg = a0;
 		choke_dequeue(&h.q, 1000, NULL);
-		choke_enqueue(&h.q, &pk, 1000, 0, 0, 1000 + idle, &h.v);
+		TL_DISCARD(choke_enqueue(&h.q, &pk, 1000, 0, 0, 1000 + idle, &h.v));
 		got = (double)h.q.qavg;
 		thost_free(&h);
 
@@ -107,7 +107,7 @@ static void test_idle_decay_matches_tc_design(void)
 		REQUIRE(thost_init(&h, &p.cfg) == 0);
 		h.q.qavg = a0;
 		choke_dequeue(&h.q, 1000, NULL);
-		choke_enqueue(&h.q, &pk, 1000, 0, 0, 1000 + idle, &h.v);
+		TL_DISCARD(choke_enqueue(&h.q, &pk, 1000, 0, 0, 1000 + idle, &h.v));
 		got_us = (double)h.q.qavg;
 		thost_free(&h);
 		p.cfg.idle_unit = CHOKE_IDLE_TICKS64;

@@ -38,18 +38,39 @@
 extern "C" {
 #endif
 
+/* A call whose result must be looked at: an error code, or (choke_enqueue)
+ * who now owns the packet. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CHOKE_MUST_CHECK __attribute__((__warn_unused_result__))
+#else
+#define CHOKE_MUST_CHECK
+#endif
+
 /* Queue disciplines the core implements, all on the same ring. */
 enum choke_kind {
 	CHOKE_KIND_CHOKE = 0, /* sch_choke: random draw + RED (default)    */
 	CHOKE_KIND_RED = 1,   /* sch_red decisions, in packets             */
 	CHOKE_KIND_FIFO = 2,  /* tail drop at limit only (pfifo)           */
 };
+#define CHOKE_NKINDS 3
+
+/* The word naming a kind ("choke", "red", "fifo"), "?" for any other
+ * value; and the kind a word names, or -1. These are the words that lead a
+ * discipline's tc words everywhere (`choke params red ...`, a scenario's
+ * qdisc, a bridge's configuration line). */
+const char *choke_kind_name(int kind);
+int choke_kind_from_word(const char *word);
 
 /* Flags byte of struct tc_red_qopt. */
 #define CHOKE_FLAG_ECN 0x01
 #define CHOKE_FLAG_HARDDROP 0x02
-#define CHOKE_FLAG_ADAPTATIVE 0x04 /* accepted and echoed; ignored        */
+#define CHOKE_FLAG_ADAPTATIVE 0x04 /* red only (tc red's `adaptive`, ARED):
+				      accepted and echoed; the core does not
+				      adapt max_P */
 #define CHOKE_FLAG_NODROP 0x08     /* red only: queue non-ECT instead of drop */
+/* The flags each kind takes (choke_config_check refuses the others). */
+#define CHOKE_FLAGS_CHOKE (CHOKE_FLAG_ECN | CHOKE_FLAG_HARDDROP)
+#define CHOKE_FLAGS_RED (CHOKE_FLAGS_CHOKE | CHOKE_FLAG_ADAPTATIVE | CHOKE_FLAG_NODROP)
 
 /* Largest limit the kernel accepts (CHOKE_MAX_QUEUE in sch_choke.c). */
 #define CHOKE_MAX_LIMIT 131071u
@@ -107,6 +128,10 @@ enum choke_variant {
 #define CHOKE_MAX_DRAWS 16
 #define CHOKE_ADAPTIVE_REGIONS 8
 
+/* The variant's word ("draws", "adaptive", "geometric"; "none" for
+ * CHOKE_VAR_NONE, "?" for any other value). */
+const char *choke_variant_name(int variant);
+
 /*
  * `protect [N]` (docs/variants.md; the rule in src/core/protect.h): every
  * flow is held to about its fair share of the link. A table of N flows
@@ -133,7 +158,8 @@ enum choke_variant {
 /* Packet flags passed to choke_enqueue. */
 #define CHOKE_PKT_ECN_CAPABLE 0x01 /* ECT(0), ECT(1) or CE: may be marked */
 
-/* What choke_enqueue decided. */
+/* What choke_enqueue decided. Test what it means with the predicates
+ * below, not with the order of the values. */
 enum choke_outcome {
 	CHOKE_QUEUED = 0,        /* admitted unchanged */
 	CHOKE_QUEUED_MARKED = 1, /* admitted; the host must set CE */
@@ -144,6 +170,24 @@ enum choke_outcome {
 	CHOKE_DROP_PROTECT = 6,  /* `protect`: the flow arrives faster than
 				    its fair share; its excess is dropped */
 };
+#define CHOKE_NOUTCOMES 7 /* outcomes are 0 .. CHOKE_NOUTCOMES - 1 */
+
+/* Is the arrival dropped (the host frees it)? True for every CHOKE_DROP_*. */
+static inline bool choke_outcome_is_drop(enum choke_outcome o)
+{
+	return o != CHOKE_QUEUED && o != CHOKE_QUEUED_MARKED;
+}
+
+/* Must the host set CE on the admitted arrival? */
+static inline bool choke_outcome_is_marked(enum choke_outcome o)
+{
+	return o == CHOKE_QUEUED_MARKED;
+}
+
+/* A short name for an outcome, the same in every host's reports:
+ * "queued", "marked", "match", "forced", "early", "limit", "protect";
+ * "?" for any other value. */
+const char *choke_outcome_name(int outcome);
 
 #define CHOKE_MAX_VICTIMS CHOKE_MAX_DRAWS
 
@@ -272,10 +316,67 @@ struct choke {
 
 /* ---- configuration (slow path) ---- */
 
+/*
+ * Why a configuration is refused: a code and its message, listed once
+ * here so that a host can map a code to its own literal (the kernel module
+ * turns each into an extack message with NL_SET_ERR_MSG_MOD, which takes
+ * only string literals):
+ *
+ *   #define X(code, text) case code: report(text); break;
+ *   switch (choke_config_validate(c)) { CHOKE_CONFIG_REASONS(X) }
+ *
+ * Every limit named here is the one docs/inputs.md gives for the tc word
+ * that sets the field; choke_params_parse refuses the words before these
+ * checks where it can, with a message naming the word.
+ */
+#define CHOKE_CONFIG_REASONS(X)                                                        \
+	X(CHOKE_CFG_OK, "ok")                                                          \
+	X(CHOKE_CFG_KIND, "unknown discipline kind (choke, red or fifo)")              \
+	X(CHOKE_CFG_IDLE_UNIT, "unknown idle time unit")                               \
+	X(CHOKE_CFG_LIMIT, "limit must be 1 to 131071 packets")                       \
+	X(CHOKE_CFG_FLAGS, "flags beyond the kind's: choke takes ecn and harddrop, "   \
+			   "red also adaptive and nodrop, fifo none")                  \
+	X(CHOKE_CFG_VARIANT, "unknown CHOKe variant")                                  \
+	X(CHOKE_CFG_VARIANT_KIND, "draws, adaptive and geometric apply to choke only") \
+	X(CHOKE_CFG_DRAWS, "draws must be 2 to 16")                                    \
+	X(CHOKE_CFG_GEOMETRIC, "the geometric cap must be 1 to 16")                    \
+	X(CHOKE_CFG_BYTES_KIND, "byte mode applies to choke and red only")             \
+	X(CHOKE_CFG_BYTES_AVPKT, "byte mode needs avpkt of 1 byte or more")            \
+	X(CHOKE_CFG_PROTECT_KIND, "protect applies to choke only")                     \
+	X(CHOKE_CFG_PROTECT_SIZE, "the protect table must have 8 to 256 entries, "     \
+				  "a power of two")                                    \
+	X(CHOKE_CFG_PROTECT_BYTES, "protect counts packets: it does not combine "      \
+				   "with bytes (byte mode)")                           \
+	X(CHOKE_CFG_MIN_WLOG, "min threshold too large for Wlog (qth_min << Wlog "     \
+			      "overflows 32 bits)")                                    \
+	X(CHOKE_CFG_MAX_WLOG, "max threshold too large for Wlog (qth_max << Wlog "     \
+			      "overflows 32 bits)")                                    \
+	X(CHOKE_CFG_SCELL_LOG, "Scell_log must be 0 to 31")                            \
+	X(CHOKE_CFG_MAX_BELOW_MIN, "max threshold is below min threshold")             \
+	X(CHOKE_CFG_MAX_ABOVE_LIMIT, "max threshold is above limit (the average can "  \
+				     "never reach it)")                                \
+	X(CHOKE_CFG_STAB, "idle damping table (Stab) entries must be 0 to 31")
+
+enum choke_config_reason {
+#define CHOKE_CFG_ENUM_(code, text) code,
+	CHOKE_CONFIG_REASONS(CHOKE_CFG_ENUM_)
+#undef CHOKE_CFG_ENUM_
+	CHOKE_CFG_NREASONS
+};
+
 /* Check a configuration as the kernel does (red_check_params and the
- * limit cap) plus the core's own checks. Returns 0 or CHOKE_EINVAL; *why
- * (if why != NULL) gets a static message. */
-int choke_config_check(const struct choke_config *c, const char **why);
+ * limit cap) plus the core's own checks (the same in every host, the
+ * kernel module included). Returns CHOKE_CFG_OK (0) or the first reason
+ * it is refused. */
+CHOKE_MUST_CHECK enum choke_config_reason
+choke_config_validate(const struct choke_config *c);
+
+/* The message of a reason (static text; "unknown reason" out of range). */
+const char *choke_config_reason_text(int reason);
+
+/* The same check as 0 or CHOKE_EINVAL; *why (if why != NULL) gets the
+ * reason's message ("ok" when accepted). */
+CHOKE_MUST_CHECK int choke_config_check(const struct choke_config *c, const char **why);
 
 /* Ring slots for a limit: nextpow2(limit + 1) * 2. */
 uint32_t choke_ring_slots(uint32_t limit);
@@ -284,8 +385,8 @@ size_t choke_ring_bytes(uint32_t limit);
 
 /* Initialise q. ring must be choke_ring_bytes(c->limit) bytes, any content
  * (it is cleared), aligned for pointers. Returns 0 or CHOKE_EINVAL. */
-int choke_init(struct choke *q, const struct choke_config *c, void *ring,
-	       size_t ring_bytes);
+CHOKE_MUST_CHECK int choke_init(struct choke *q, const struct choke_config *c, void *ring,
+				size_t ring_bytes);
 
 /* Does changing to limit need a new ring (of choke_ring_bytes(limit))? */
 bool choke_change_needs_ring(const struct choke *q, uint32_t limit);
@@ -299,9 +400,9 @@ bool choke_change_needs_ring(const struct choke *q, uint32_t limit);
  * queue is empty the idle period ends. Counters survive.
  * Returns 0, or CHOKE_EINVAL (nothing changed).
  */
-int choke_change(struct choke *q, const struct choke_config *c, void *new_ring,
-		 size_t new_ring_bytes, void **old_ring, choke_drop_fn drop,
-		 void *drop_ctx);
+CHOKE_MUST_CHECK int choke_change(struct choke *q, const struct choke_config *c,
+				  void *new_ring, size_t new_ring_bytes, void **old_ring,
+				  choke_drop_fn drop, void *drop_ctx);
 
 /* Set host hooks (NULL restores the defaults). */
 void choke_set_ops(struct choke *q, const struct choke_ops *ops);
@@ -314,12 +415,18 @@ void choke_seed(struct choke *q, uint64_t seed);
 /*
  * Offer a packet. flow identifies its flow (see choke_ops.same_flow),
  * pkt_flags is CHOKE_PKT_*, now_ns the host's monotonic time.
- * Returns an enum choke_outcome. For CHOKE_QUEUED* the core keeps pkt; for
- * the drops the host frees pkt, and v->victim[0 .. v->nvictims) too (they
- * have left the queue). v->nvictims is set on every call.
+ * Returns the outcome. Every host then does the same, in this order:
+ *  1. free v->victim[0 .. v->nvictims) (queued packets a match removed;
+ *     v->nvictims is set on every call, 0 unless the outcome is
+ *     CHOKE_DROP_MATCH);
+ *  2. on CHOKE_DROP_MATCH, count 1 + v->nvictims packets against the flow
+ *     (choke_hh_add_verdict() feeds the penalised-flows summary);
+ *  3. if choke_outcome_is_marked(), set CE on pkt (the core keeps it);
+ *  4. if choke_outcome_is_drop(), free pkt; otherwise the core keeps it.
  */
-int choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
-		  unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v);
+CHOKE_MUST_CHECK enum choke_outcome
+choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow, unsigned pkt_flags,
+	      uint64_t now_ns, struct choke_verdict *v);
 
 /* Take the head packet, or NULL if empty (which starts an idle period).
  * *len (if len != NULL) gets its length. */
@@ -377,7 +484,7 @@ static inline const struct choke_slot *choke_slot_at(const struct choke *q,
  * non-empty, the slot at tail empty, qlen and backlog equal to what the ring
  * holds, qlen <= limit, counters conserve packets. Returns 0 or a negative
  * code naming the first broken one (see choke_invariant_name). O(ring). */
-int choke_check_invariants(const struct choke *q);
+CHOKE_MUST_CHECK int choke_check_invariants(const struct choke *q);
 const char *choke_invariant_name(int code);
 
 #ifdef __cplusplus

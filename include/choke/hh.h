@@ -53,7 +53,7 @@ struct choke_hh_item {
 /* Memory for k counters (k >= 1). */
 size_t choke_hh_bytes(uint32_t k);
 /* 0, or CHOKE_EINVAL (k == 0, memory too small). */
-int choke_hh_init(struct choke_hh *h, uint32_t k, void *mem, size_t bytes,
+CHOKE_MUST_CHECK int choke_hh_init(struct choke_hh *h, uint32_t k, void *mem, size_t bytes,
 		  uint64_t seed);
 /*
  * Count `packets` lost by `flow` (1 for each packet a match drops). Returns
@@ -63,6 +63,21 @@ int choke_hh_init(struct choke_hh *h, uint32_t k, void *mem, size_t bytes,
  */
 uint32_t choke_hh_add(struct choke_hh *h, uint32_t flow, uint32_t packets,
 		      bool *evicted);
+/* What an enqueue cost the arriving packet's flow to CHOKe's matches:
+ * with CHOKE_DROP_MATCH the arrival and its v->nvictims victims (each
+ * victim is of the arrival's flow), counted as choke_hh_add counts them;
+ * nothing for any other outcome. Returns the flow's entry index, or
+ * CHOKE_HH_NONE when nothing was counted. */
+#define CHOKE_HH_NONE 0xffffffffu
+static inline uint32_t choke_hh_add_verdict(struct choke_hh *h, uint32_t flow,
+					    enum choke_outcome outcome,
+					    const struct choke_verdict *v, bool *evicted)
+{
+	if (outcome != CHOKE_DROP_MATCH)
+		return CHOKE_HH_NONE;
+	return choke_hh_add(h, flow, 1 + v->nvictims, evicted);
+}
+
 /* The n largest counters, largest first; returns how many. */
 uint32_t choke_hh_top(const struct choke_hh *h, struct choke_hh_item *out,
 		      uint32_t n);

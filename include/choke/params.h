@@ -5,8 +5,9 @@
  * and rejections as iproute2 6.1 (tc/q_choke.c, tc/tc_red.c, tc/tc_util.c),
  * followed by the kernel's own validation. Userspace only (libc, libm).
  *
- * Errors: a negative code and a message in a buffer the caller owns, the
- * way libpcap reports them.
+ * Errors: a negative code and a message in a buffer the caller owns and
+ * sizes (err, errlen), as everywhere in libchoke and the layers above it;
+ * CHOKE_ERRBUF_SIZE is always enough. Nothing here prints.
  */
 #ifndef CHOKE_PARAMS_H
 #define CHOKE_PARAMS_H
@@ -43,7 +44,8 @@ struct choke_params {
 	uint32_t burst;       /* packets */
 	uint32_t avpkt;       /* bytes */
 	double probability;   /* as typed (or 0.02) */
-	uint64_t rate_bytes;  /* bytes per second */
+	uint64_t bandwidth_bytes_per_sec; /* `bandwidth`, in bytes per second (tc's
+					     unit; every *_bps in libchoke is bits) */
 	/* effective values */
 	double max_p_effective; /* max_P / 2^32 the kernel marks at, at max */
 	uint32_t xmit_ticks;    /* avpkt transmission time, 64 ns ticks */
@@ -56,24 +58,48 @@ struct choke_params {
  * Parse tc words (argv[0..argc), without the leading "choke") for the given
  * kind (CHOKE_KIND_CHOKE and CHOKE_KIND_RED take choke's words; FIFO takes
  * only `limit N`, default 1000). opts may be NULL (defaults).
- * Returns 0, or CHOKE_EINVAL with a message in errbuf (CHOKE_ERRBUF_SIZE).
+ * Returns 0, or CHOKE_EINVAL with a message in err (errlen bytes, the
+ * message cut to fit; CHOKE_ERRBUF_SIZE is enough).
  */
-int choke_params_parse(int argc, char *const *argv, int kind,
-		       const struct choke_parse_opts *opts,
-		       struct choke_params *out, char *errbuf);
+CHOKE_MUST_CHECK int choke_params_parse(int argc, char *const *argv, int kind,
+					const struct choke_parse_opts *opts,
+					struct choke_params *out, char *err, size_t errlen);
 
 /* Print the configuration in tc's `tc -d qdisc show` style (no newline):
  * "limit 1000p min 100p max 300p ecn ewma 7 probability 0.02 Scell_log 17".
+ * It shows what the kernel holds (derived values such as ewma and Scell_log
+ * included), not words to type: see choke_params_words for those.
  * Returns the length snprintf would return. */
 int choke_params_format(const struct choke_config *cfg, char *buf, size_t len);
 
+/*
+ * The words that give p back (no newline), the kind first: "choke limit
+ * 1000 min 83 max 250 burst 138 avpkt 1000 bandwidth 1250000Bps
+ * probability 0.02 ecn". For every p that choke_params_parse produced
+ * (with the default options; a percentage's link speed is written out as
+ * the absolute rate), parsing these words after their kind word gives p
+ * again, field for field (tests/test_params.c checks it over many random
+ * configurations). Returns the length snprintf would return.
+ */
+int choke_params_words(const struct choke_params *p, char *buf, size_t len);
+
 /* The transmit-time pieces of tc, exposed for tests: bytes/s from a tc
  * rate string ("10mbit"); 0 on success. wide = accept > 32-bit rates. */
-int choke_tc_get_rate(const char *str, int wide, uint64_t *bytes_per_sec);
+CHOKE_MUST_CHECK int choke_tc_get_rate(const char *str, int wide, uint64_t *bytes_per_sec);
 
 /* tc's idle damping table; returns Scell_log or -1. */
-int choke_tc_idle_damping(int Wlog, uint32_t avpkt, uint64_t bytes_per_sec,
-			  uint8_t stab[CHOKE_STAB_SIZE], uint32_t *xmit_ticks);
+CHOKE_MUST_CHECK int choke_tc_idle_damping(int Wlog, uint32_t avpkt, uint64_t bytes_per_sec,
+					   uint8_t stab[CHOKE_STAB_SIZE], uint32_t *xmit_ticks);
+
+/*
+ * Nanoseconds a link of bits_per_sec takes to send `bytes` bytes, rounded
+ * up (an exact integer: 8 10^9 bytes / bits_per_sec, never a float); the
+ * one transmission time of every host (the simulator's links, replay's
+ * bottleneck, the bridge's pacing, the open-loop demo). 0 for a rate of
+ * 0; UINT64_MAX where the time does not fit (a rate below about 2 bit/s
+ * for the largest packets).
+ */
+uint64_t choke_tx_ns(uint32_t bytes, uint64_t bits_per_sec);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
 /*
- * libchoke pkt: what a flow is, read from a raw frame; ECN marking.
+ * libchoke pkt: what a flow is, read from a raw frame; ECN marking;
+ * checksums. Every name is prefixed choke_ / CHOKE_.
  *
- * Freestanding like the core (the kernel module and the userspace hosts
- * share it): no libc, no allocation, no floating point. Every read is
+ * Freestanding like the core (no libc, no allocation, no floating point),
+ * so that any host can use it; the userspace hosts do (replay, the
+ * bridge, the ns-3 queue disc). The kernel module does not: it keys flows
+ * with the kernel's own flow dissector (kmod/qdisc.c). Every read is
  * bounds-checked against the captured length; nothing is ever read past it.
  * docs/flows.md defines the key for every kind of frame.
  */
@@ -23,49 +26,49 @@ extern "C" {
 #endif
 
 /* Link types (pcap's LINKTYPE_* numbers). */
-#define PKT_LINK_ETHERNET 1
-#define PKT_LINK_RAW 101       /* raw IPv4 or IPv6, no link header */
-#define PKT_LINK_LINUX_SLL 113 /* Linux "cooked" capture v1 */
-#define PKT_LINK_IPV4 228
-#define PKT_LINK_IPV6 229
-#define PKT_LINK_LINUX_SLL2 276
+#define CHOKE_LINK_ETHERNET 1
+#define CHOKE_LINK_RAW 101       /* raw IPv4 or IPv6, no link header */
+#define CHOKE_LINK_LINUX_SLL 113 /* Linux "cooked" capture v1 */
+#define CHOKE_LINK_IPV4 228
+#define CHOKE_LINK_IPV6 229
+#define CHOKE_LINK_LINUX_SLL2 276
 
 /* What kind of key a frame produced. */
-enum flow_kind {
-	FLOW_KIND_IPV4 = 1,
-	FLOW_KIND_IPV6 = 2,
-	FLOW_KIND_NONIP = 3,     /* key: the ethertype alone */
-	FLOW_KIND_MALFORMED = 4, /* unreadable IP header: ethertype + kind */
-	FLOW_KIND_TRUNCATED = 5, /* link header itself not captured */
+enum choke_flow_kind {
+	CHOKE_FLOW_KIND_IPV4 = 1,
+	CHOKE_FLOW_KIND_IPV6 = 2,
+	CHOKE_FLOW_KIND_NONIP = 3,     /* key: the ethertype alone */
+	CHOKE_FLOW_KIND_MALFORMED = 4, /* unreadable IP header: ethertype + kind */
+	CHOKE_FLOW_KIND_TRUNCATED = 5, /* link header itself not captured */
 };
 
 /* Flags describing how the key was obtained (not part of the identity). */
-#define FLOW_F_FRAGMENT 0x01  /* an IP fragment */
-#define FLOW_F_LATER_FRAG 0x02 /* not the first fragment: no ports */
-#define FLOW_F_L4_TRUNC 0x04  /* transport header not (fully) captured */
-#define FLOW_F_EXT_LIMIT 0x08 /* IPv6 extension header walk stopped */
+#define CHOKE_FLOW_F_FRAGMENT 0x01  /* an IP fragment */
+#define CHOKE_FLOW_F_LATER_FRAG 0x02 /* not the first fragment: no ports */
+#define CHOKE_FLOW_F_L4_TRUNC 0x04  /* transport header not (fully) captured */
+#define CHOKE_FLOW_F_EXT_LIMIT 0x08 /* IPv6 extension header walk stopped */
 
 /*
  * The flow key: both addresses in full (IPv4 in the first 4 bytes, the
  * rest zero), the transport protocol, both ports (0 where there are none),
  * the ethertype after any VLAN tags, and the kind. 40 bytes, no padding:
- * compare with flow_key_equal, hash with flow_key_hash.
+ * compare with choke_flow_key_equal, hash with choke_flow_key_hash.
  */
-struct flow_key {
+struct choke_flow_key {
 	uint8_t src[16];
 	uint8_t dst[16];
 	uint16_t sport, dport;
 	uint16_t ethertype;
 	uint8_t proto;
-	uint8_t kind; /* enum flow_kind */
+	uint8_t kind; /* enum choke_flow_kind */
 };
 
 /* Where things are in the frame (for ECN marking and reporting). */
-struct pkt_info {
+struct choke_pkt_info {
 	uint32_t l3_off;   /* offset of the IP header, if IP */
 	uint32_t l4_off;   /* offset of the transport header, if found */
 	uint16_t vlan_tags; /* 802.1Q / 802.1ad tags skipped */
-	uint8_t flags;     /* FLOW_F_* */
+	uint8_t flags;     /* CHOKE_FLOW_F_* */
 	uint8_t ecn;       /* the ECN field (0-3) of an IP packet, else 0 */
 	uint8_t ip_version; /* 4, 6, or 0 */
 };
@@ -75,27 +78,27 @@ struct pkt_info {
  * `linktype`. Always fills *key with a defined key (see docs/flows.md);
  * returns the key's kind. `info` may be NULL.
  */
-int flow_key_from_frame(const uint8_t *frame, size_t caplen, int linktype,
-			struct flow_key *key, struct pkt_info *info);
+int choke_flow_key_from_frame(const uint8_t *frame, size_t caplen, int linktype,
+			struct choke_flow_key *key, struct choke_pkt_info *info);
 
-/* Is the link type one flow_key_from_frame understands? */
-bool pkt_linktype_supported(int linktype);
+/* Is the link type one choke_flow_key_from_frame understands? */
+bool choke_pkt_linktype_supported(int linktype);
 
 /* Keyed 32-bit hash of a key (the flow value for the core). */
-uint32_t flow_key_hash(const struct flow_key *key, uint64_t seed);
+uint32_t choke_flow_key_hash(const struct choke_flow_key *key, uint64_t seed);
 
 /* Exact equality of two keys. */
-bool flow_key_equal(const struct flow_key *a, const struct flow_key *b);
+bool choke_flow_key_equal(const struct choke_flow_key *a, const struct choke_flow_key *b);
 
 /* ECN codepoints */
-#define PKT_ECN_NOT_ECT 0
-#define PKT_ECN_ECT1 1
-#define PKT_ECN_ECT0 2
-#define PKT_ECN_CE 3
+#define CHOKE_ECN_NOT_ECT 0
+#define CHOKE_ECN_ECT1 1
+#define CHOKE_ECN_ECT0 2
+#define CHOKE_ECN_CE 3
 
 /* Is the packet ECN-capable (ECT(0), ECT(1) or CE), as the kernel's
- * INET_ECN_set_ce() decides? Needs the info of flow_key_from_frame. */
-bool pkt_ecn_capable(const struct pkt_info *info);
+ * INET_ECN_set_ce() decides? Needs the info of choke_flow_key_from_frame. */
+bool choke_pkt_ecn_capable(const struct choke_pkt_info *info);
 
 /*
  * Set CE on an ECT(0)/ECT(1) IPv4 or IPv6 packet in place (IPv4: the
@@ -103,25 +106,25 @@ bool pkt_ecn_capable(const struct pkt_info *info);
  * as it is and counts as marked; a Not-ECT or non-IP packet cannot be
  * marked. Returns true if the packet now carries CE.
  */
-bool pkt_ecn_set_ce(uint8_t *frame, size_t caplen, struct pkt_info *info);
+bool choke_pkt_ecn_set_ce(uint8_t *frame, size_t caplen, struct choke_pkt_info *info);
 
 /* The IPv4 header checksum of hdr (ihl * 4 bytes), computed in full. */
-uint16_t pkt_ipv4_checksum(const uint8_t *hdr, size_t len);
+uint16_t choke_pkt_ipv4_checksum(const uint8_t *hdr, size_t len);
 
 /*
  * Fill in the TCP or UDP checksum of an IPv4 or IPv6 packet (pseudo-header
  * included), for frames whose checksum a sender left to the hardware (a
  * packet socket reports them with TP_STATUS_CSUMNOTREADY). Needs the info
- * of flow_key_from_frame; does nothing (returns false) for fragments,
+ * of choke_flow_key_from_frame; does nothing (returns false) for fragments,
  * other protocols or segments not wholly captured.
  */
-bool pkt_l4_checksum_fill(uint8_t *frame, size_t caplen, const struct pkt_info *info,
+bool choke_pkt_l4_checksum_fill(uint8_t *frame, size_t caplen, const struct choke_pkt_info *info,
 			  uint8_t proto);
 
 /* One's complement sum check of a TCP/UDP segment with its pseudo-header:
  * true when the checksum in the packet is right. */
-bool pkt_l4_checksum_ok(const uint8_t *frame, size_t caplen,
-			const struct pkt_info *info, uint8_t proto);
+bool choke_pkt_l4_checksum_ok(const uint8_t *frame, size_t caplen,
+			const struct choke_pkt_info *info, uint8_t proto);
 
 #ifdef __cplusplus
 }

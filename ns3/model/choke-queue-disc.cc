@@ -239,6 +239,14 @@ ChokeQueueDisc::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&ChokeQueueDisc::m_geometric),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Protect",
+                          "Hold every flow to about its fair share of the link with a table "
+                          "of this many flows (libchoke's protect N: a power of two, 8 to "
+                          "256; docs/variants.md); 0: off. Combines with Draws, Adaptive "
+                          "and Geometric; packets only.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&ChokeQueueDisc::m_protect),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("KernelIdleClock",
                           "Measure idle time in microseconds as Linux does, not in the 64 ns "
                           "ticks tc builds its table for (docs/core.md).",
@@ -262,6 +270,7 @@ ChokeQueueDisc::ChokeQueueDisc()
       m_draws(1),
       m_adaptive(false),
       m_geometric(0),
+      m_protect(0),
       m_kernelIdleClock(false),
       m_freeSlot(0),
       m_useFilters(false),
@@ -424,6 +433,12 @@ ChokeQueueDisc::GetTcWords(std::string* error) const
         w.emplace_back("geometric");
         w.emplace_back(std::to_string(m_geometric));
     }
+    /* protect combines with the draw variants */
+    if (m_protect)
+    {
+        w.emplace_back("protect");
+        w.emplace_back(std::to_string(m_protect));
+    }
     return w;
 }
 
@@ -448,7 +463,7 @@ ChokeQueueDisc::BuildConfig(struct choke_params* p, std::string* error) const
                            static_cast<int>(m_discipline),
                            nullptr,
                            p,
-                           errbuf))
+                           errbuf, sizeof(errbuf)))
     {
         *error = std::string(errbuf) + " (tc words from the attributes: " + joined + ")";
         return false;
@@ -479,7 +494,7 @@ ChokeQueueDisc::BuildConfig(struct choke_params* p, std::string* error) const
         p->cfg.Wlog = static_cast<uint8_t>(wlog);
         int scell = choke_tc_idle_damping(p->cfg.Wlog,
                                           p->avpkt,
-                                          p->rate_bytes,
+                                          p->bandwidth_bytes_per_sec,
                                           p->cfg.stab,
                                           &p->xmit_ticks);
         if (scell < 0)
@@ -581,7 +596,7 @@ ChokeQueueDisc::RandomU32(void* ctx)
 bool
 ChokeQueueDisc::SameFlow(void*, const void* queued, const void* arriving)
 {
-    return flow_key_equal(&static_cast<const Slot*>(queued)->key,
+    return choke_flow_key_equal(&static_cast<const Slot*>(queued)->key,
                           &static_cast<const Slot*>(arriving)->key);
 }
 
@@ -595,7 +610,7 @@ ChokeQueueDisc::FlowOf(Ptr<const QueueDiscItem> item, Slot* slot) const
      * Ethernet frame of that ethertype. */
     uint8_t frame[40 + 256];
     uint32_t n = 0;
-    int link = PKT_LINK_RAW;
+    int link = CHOKE_LINK_RAW;
     Ptr<const Ipv4QueueDiscItem> ip4 = DynamicCast<const Ipv4QueueDiscItem>(item);
     Ptr<const Ipv6QueueDiscItem> ip6;
     if (ip4)
@@ -624,10 +639,17 @@ ChokeQueueDisc::FlowOf(Ptr<const QueueDiscItem> item, Slot* slot) const
         frame[12] = static_cast<uint8_t>(item->GetProtocol() >> 8);
         frame[13] = static_cast<uint8_t>(item->GetProtocol());
         n = 14;
-        link = PKT_LINK_ETHERNET;
+        link = CHOKE_LINK_ETHERNET;
     }
-    flow_key_from_frame(frame, n, link, &slot->key, nullptr);
-    return flow_key_hash(&slot->key, FLOW_HASH_SEED);
+    choke_flow_key_from_frame(frame, n, link, &slot->key, nullptr);
+    return choke_flow_key_hash(&slot->key, FLOW_HASH_SEED);
+}
+
+uint32_t
+ChokeQueueDisc::GetFlowValue(Ptr<const QueueDiscItem> item) const
+{
+    Slot s;
+    return FlowOf(item, &s);
 }
 
 bool
@@ -665,7 +687,7 @@ ChokeQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     uint64_t forcedMarks = st->forced_mark;
     uint64_t probMarks = st->prob_mark;
     struct choke_verdict v;
-    int r = choke_enqueue(&m_q, s, item->GetSize(), flow, flags, NowNs(), &v);
+    enum choke_outcome r = choke_enqueue(&m_q, s, item->GetSize(), flow, flags, NowNs(), &v);
 
     /* victims first, as Linux drops them before the arrival */
     for (uint32_t i = 0; i < v.nvictims; i++)
@@ -678,39 +700,48 @@ ChokeQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     const char* mark = st->forced_mark != forcedMarks ? FORCED_MARK
                        : st->prob_mark != probMarks   ? UNFORCED_MARK
                                                       : nullptr;
-    switch (r)
+    if (!choke_outcome_is_drop(r))
     {
-    case CHOKE_QUEUED_MARKED:
-        Mark(item, mark ? mark : UNFORCED_MARK);
-        /* fall through */
-    case CHOKE_QUEUED: {
+        if (choke_outcome_is_marked(r))
+        {
+            Mark(item, mark ? mark : UNFORCED_MARK);
+        }
         bool ok = m_queue->EnqueueAt(item, s->pos);
         NS_ABORT_MSG_UNLESS(ok, "ChokeQueueDisc: the internal queue refused a packet libchoke "
                                 "admitted");
         return true;
     }
-    case CHOKE_DROP_MATCH:
-        DropBeforeEnqueue(item, MATCH_DROP);
-        break;
-    case CHOKE_DROP_EARLY:
-        DropBeforeEnqueue(item, UNFORCED_DROP);
-        break;
-    case CHOKE_DROP_FORCED:
-        DropBeforeEnqueue(item, FORCED_DROP);
-        break;
-    case CHOKE_DROP_LIMIT:
-        if (mark)
-        {
-            /* marked, then tail-dropped: Linux counts both */
-            Mark(item, mark);
-        }
-        DropBeforeEnqueue(item, LIMIT_DROP);
-        break;
-    default:
-        NS_FATAL_ERROR("ChokeQueueDisc: unknown libchoke verdict " << r);
+    if (r == CHOKE_DROP_LIMIT && mark)
+    {
+        /* marked, then tail-dropped: Linux counts both */
+        Mark(item, mark);
     }
+    DropBeforeEnqueue(item, DropReason(r));
     FreeSlot(s);
     return false;
+}
+
+const char*
+ChokeQueueDisc::DropReason(enum choke_outcome outcome)
+{
+    switch (outcome)
+    {
+    case CHOKE_DROP_MATCH:
+        return MATCH_DROP;
+    case CHOKE_DROP_EARLY:
+        return UNFORCED_DROP;
+    case CHOKE_DROP_FORCED:
+        return FORCED_DROP;
+    case CHOKE_DROP_LIMIT:
+        return LIMIT_DROP;
+    case CHOKE_DROP_PROTECT:
+        return PROTECT_DROP;
+    case CHOKE_QUEUED:
+    case CHOKE_QUEUED_MARKED:
+        break;
+    }
+    NS_FATAL_ERROR("ChokeQueueDisc: libchoke outcome " << outcome << " is not a drop");
+    return nullptr;
 }
 
 Ptr<QueueDiscItem>

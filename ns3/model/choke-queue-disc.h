@@ -154,7 +154,16 @@ class ChokeQueueDisc : public QueueDisc
      */
     bool CheckInvariants(std::string* error) const;
 
-    /// The key of the flow hash (libchoke's flow_key_hash); a match is
+    /**
+     * The flow value libchoke is given for an item without packet filters:
+     * the keyed hash of its flow key. For tests that run a bare libchoke
+     * beside the queue disc (protect's table places flows by this value).
+     * \param item the item
+     * \return its flow value
+     */
+    uint32_t GetFlowValue(Ptr<const QueueDiscItem> item) const;
+
+    /// The key of the flow hash (libchoke's choke_flow_key_hash); a match is
     /// always confirmed by comparing the keys, so it only spreads flows.
     static constexpr uint64_t FLOW_HASH_SEED = 0x43484f4b452d6e73ull;
 
@@ -163,6 +172,7 @@ class ChokeQueueDisc : public QueueDisc
     static constexpr const char* UNFORCED_DROP = "Unforced drop"; //!< RED early drop between the thresholds
     static constexpr const char* FORCED_DROP = "Forced drop";     //!< average above MaxTh
     static constexpr const char* LIMIT_DROP = "Limit drop";       //!< MaxSize reached (tc's pdrop)
+    static constexpr const char* PROTECT_DROP = "Protect drop";   //!< Protect: the flow's excess over its fair share
     static constexpr const char* UNFORCED_MARK = "Unforced mark"; //!< RED early mark between the thresholds
     static constexpr const char* FORCED_MARK = "Forced mark";     //!< average above MaxTh, ECN-capable
     static constexpr const char* UNCLASSIFIED_DROP = "Unclassified drop"; //!< no packet filter classified it
@@ -172,7 +182,7 @@ class ChokeQueueDisc : public QueueDisc
     struct Slot
     {
         ChokeInternalQueue::Position pos; //!< where the item is in the internal queue
-        struct flow_key key;              //!< its flow (header mode)
+        struct choke_flow_key key;              //!< its flow (header mode)
         uint32_t next;                    //!< free-list link
     };
 
@@ -192,6 +202,12 @@ class ChokeQueueDisc : public QueueDisc
      * \return the flow value for libchoke
      */
     uint32_t FlowOf(Ptr<const QueueDiscItem> item, Slot* slot) const;
+    /**
+     * The Stats key of a drop outcome of libchoke (CHOKE_DROP_*).
+     * \param outcome the outcome
+     * \return its reason, e.g. MATCH_DROP
+     */
+    static const char* DropReason(enum choke_outcome outcome);
     /// \return a free slot
     Slot* AllocSlot();
     /// \param s the slot to free
@@ -218,6 +234,7 @@ class ChokeQueueDisc : public QueueDisc
     uint32_t m_draws;          //!< Draws (1: mainline)
     bool m_adaptive;           //!< Adaptive
     uint32_t m_geometric;      //!< Geometric cap (0: off)
+    uint32_t m_protect;        //!< Protect table size (0: off)
     bool m_kernelIdleClock;    //!< the kernel's microsecond idle clock
 
     // state

@@ -360,6 +360,9 @@ class Driver
             }
             e << "dbe " << id << " " << ChokeQueueDisc::LIMIT_DROP << ";";
             break;
+        case CHOKE_DROP_PROTECT:
+            e << "dbe " << id << " " << ChokeQueueDisc::PROTECT_DROP << ";";
+            break;
         }
         return e.str();
     }
@@ -419,10 +422,12 @@ class Driver
             const struct choke_stats* st = choke_get_stats(&m_core);
             uint64_t fm = st->forced_mark, pm = st->prob_mark;
             struct choke_verdict v;
+            /* the queue disc's flow value (protect places flows by it; for
+             * the rest only equality counts) */
             int r = choke_enqueue(&m_core,
                                   reinterpret_cast<void*>(static_cast<uintptr_t>(i) + 1),
                                   op.size,
-                                  op.flow,
+                                  m_q->GetFlowValue(item),
                                   flags,
                                   now,
                                   &v);
@@ -532,6 +537,13 @@ Configs()
           {"KernelIdleClock", V(BooleanValue(true))},
           {"LInterm", V(DoubleValue(10))},
           {"LinkBandwidth", V(DataRateValue(DataRate("2Mbps")))}}},
+        {"choke protect 16, draws 2",
+         {{"MaxSize", V(QueueSizeValue(QueueSize("100p")))},
+          {"MinTh", V(DoubleValue(10))},
+          {"MaxTh", V(DoubleValue(40))},
+          {"Protect", V(UintegerValue(16))},
+          {"Draws", V(UintegerValue(2))},
+          {"LinkBandwidth", V(link)}}},
         {"red ecn",
          {{"Discipline", V(EnumValue(ChokeQueueDisc::RED))},
           {"MaxSize", V(QueueSizeValue(QueueSize("150p")))},
@@ -632,6 +644,13 @@ class ChokeDropReasonsTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(st.GetNDroppedPackets(ChokeQueueDisc::LIMIT_DROP),
                                   s.pdrop,
                                   c.name << ": limit drops");
+            NS_TEST_ASSERT_MSG_EQ(st.GetNDroppedPackets(ChokeQueueDisc::PROTECT_DROP),
+                                  s.protect_drop,
+                                  c.name << ": protect drops");
+            if (c.name.find("protect") != std::string::npos)
+            {
+                NS_TEST_ASSERT_MSG_GT(s.protect_drop, 10, c.name << ": too few protect drops");
+            }
             NS_TEST_ASSERT_MSG_EQ(unforcedMarks, s.prob_mark, c.name << ": unforced marks");
             NS_TEST_ASSERT_MSG_EQ(forcedMarks, s.forced_mark, c.name << ": forced marks");
             NS_TEST_ASSERT_MSG_EQ(st.nTotalDroppedPackets, s.drops, c.name << ": drops");
@@ -667,7 +686,8 @@ class ChokeDropReasonsTestCase : public TestCase
                 bool known = kv.first == ChokeQueueDisc::MATCH_DROP ||
                              kv.first == ChokeQueueDisc::UNFORCED_DROP ||
                              kv.first == ChokeQueueDisc::FORCED_DROP ||
-                             kv.first == ChokeQueueDisc::LIMIT_DROP;
+                             kv.first == ChokeQueueDisc::LIMIT_DROP ||
+                             kv.first == ChokeQueueDisc::PROTECT_DROP;
                 NS_TEST_ASSERT_MSG_EQ(known, true, c.name << ": reason " << kv.first);
             }
         }
@@ -867,9 +887,9 @@ class ChokeFlowKeyTestCase : public TestCase
                 frame[21] = static_cast<uint8_t>(sport);
                 frame[22] = static_cast<uint8_t>(dport >> 8);
                 frame[23] = static_cast<uint8_t>(dport);
-                struct flow_key k;
-                flow_key_from_frame(frame, sizeof(frame), PKT_LINK_RAW, &k, nullptr);
-                uint32_t h = flow_key_hash(&k, ChokeQueueDisc::FLOW_HASH_SEED);
+                struct choke_flow_key k;
+                choke_flow_key_from_frame(frame, sizeof(frame), CHOKE_LINK_RAW, &k, nullptr);
+                uint32_t h = choke_flow_key_hash(&k, ChokeQueueDisc::FLOW_HASH_SEED);
                 auto it = seen.find(h);
                 if (it != seen.end())
                 {
@@ -1166,7 +1186,7 @@ class ChokeAttributesTestCase : public TestCase
         }
         struct choke_params p;
         char err[CHOKE_ERRBUF_SIZE];
-        int r = choke_params_parse(static_cast<int>(argv.size()), argv.data(), kind, nullptr, &p, err);
+        int r = choke_params_parse(static_cast<int>(argv.size()), argv.data(), kind, nullptr, &p, err, sizeof(err));
         NS_ABORT_MSG_IF(r, "test words refused: " << err);
         return p;
     }
@@ -1244,7 +1264,7 @@ class ChokeAttributesTestCase : public TestCase
             /* QW 0.002 is held as 2^-9, with tc's table for Wlog 9 */
             p.cfg.Wlog = 9;
             p.cfg.Scell_log = static_cast<uint8_t>(
-                choke_tc_idle_damping(9, 1000, p.rate_bytes, p.cfg.stab, &p.xmit_ticks));
+                choke_tc_idle_damping(9, 1000, p.bandwidth_bytes_per_sec, p.cfg.stab, &p.xmit_ticks));
             NS_TEST_ASSERT_MSG_EQ(std::memcmp(&p.cfg, &q->GetChokeConfig(), sizeof(p.cfg)),
                                   0,
                                   "QW: Wlog and the idle table as tc derives them");
@@ -1259,6 +1279,12 @@ class ChokeAttributesTestCase : public TestCase
             q = MakeQueue({{"Geometric", V(UintegerValue(5))}, {"LinkBandwidth", link}});
             NS_TEST_ASSERT_MSG_EQ(q->GetChokeConfig().variant, CHOKE_VAR_GEOMETRIC, "Geometric");
             NS_TEST_ASSERT_MSG_EQ(q->GetChokeConfig().draws, 5, "Geometric 5");
+            q = MakeQueue({{"Protect", V(UintegerValue(32))},
+                           {"Adaptive", V(BooleanValue(true))},
+                           {"LinkBandwidth", link}});
+            NS_TEST_ASSERT_MSG_EQ(q->GetChokeConfig().protect, 32, "Protect 32");
+            NS_TEST_ASSERT_MSG_EQ(q->GetChokeConfig().variant, CHOKE_VAR_ADAPTIVE,
+                                  "Protect combines with Adaptive");
             q = MakeQueue({{"KernelIdleClock", V(BooleanValue(true))}, {"LinkBandwidth", link}});
             NS_TEST_ASSERT_MSG_EQ(q->GetChokeConfig().idle_unit, CHOKE_IDLE_KERNEL_US, "clock");
         }
@@ -1281,6 +1307,11 @@ class ChokeAttributesTestCase : public TestCase
             {{{"Draws", V(UintegerValue(17))}, {"LinkBandwidth", link}}, "\"draws\" needs a number"},
             {{{"Draws", V(UintegerValue(0))}, {"LinkBandwidth", link}}, "\"draws\" needs a number"},
             {{{"Geometric", V(UintegerValue(20))}, {"LinkBandwidth", link}}, "\"geometric\" cap"},
+            {{{"Protect", V(UintegerValue(24))}, {"LinkBandwidth", link}}, "\"protect\" table size"},
+            {{{"Discipline", V(EnumValue(ChokeQueueDisc::RED))},
+              {"Protect", V(UintegerValue(64))},
+              {"LinkBandwidth", link}},
+             "protect applies to choke only"},
             {{{"LInterm", V(DoubleValue(0))}, {"LinkBandwidth", link}}, "LInterm 0"},
             {{{"QW", V(DoubleValue(2))}, {"LinkBandwidth", link}}, "QW 2"},
             {{{"QW", V(DoubleValue(-1))}, {"LinkBandwidth", link}}, "QW -1"},
@@ -1402,7 +1433,14 @@ class ChokeDumbbellTestCase : public TestCase
             argv.push_back(const_cast<char*>(s.c_str()));
         }
         char err[CHOKE_ERRBUF_SIZE];
-        choke_params_parse(static_cast<int>(argv.size()), argv.data(), CHOKE_KIND_CHOKE, nullptr, &p, err);
+        int r = choke_params_parse(static_cast<int>(argv.size()),
+                                   argv.data(),
+                                   CHOKE_KIND_CHOKE,
+                                   nullptr,
+                                   &p,
+                                   err,
+                                   sizeof(err));
+        NS_TEST_ASSERT_MSG_EQ(r, 0, err);
         NS_TEST_ASSERT_MSG_EQ(std::memcmp(&p.cfg, &q->GetChokeConfig(), sizeof(p.cfg)),
                               0,
                               "LinkBandwidth from the device's DataRate");

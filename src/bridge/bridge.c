@@ -47,6 +47,20 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Tell systemd (a failure is logged, nothing more). */
+__attribute__((format(printf, 2, 3)))
+static void notify(struct bridge *br, const char *fmt, ...)
+{
+	char msg[256], err[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (rt_notify(&br->notify, err, sizeof(err), "%s", msg))
+		fprintf(stderr, "choke: bridge: %s\n", err);
+}
+
 /* ---- the counters, the discipline ---- */
 
 /* The counters at one moment, as nearly as the kernel's and ours can be
@@ -306,6 +320,7 @@ static void housekeeping(struct bridge *br, uint64_t now)
 static void run_loop(struct bridge *br)
 {
 	uint64_t next_house = br->start_ns + 1000000000u;
+	char err[256];
 	int i;
 
 	while (!br->stop) {
@@ -350,17 +365,18 @@ static void run_loop(struct bridge *br)
 		} else if (poll(pf, 4, timeout_ms) < 0 && errno != EINTR) {
 			break;
 		}
-		if (pf[2].revents & POLLIN)
-			ctl_serve(br->ctl_fd, handle, br);
+		if ((pf[2].revents & POLLIN) &&
+		    ctl_serve(br->ctl_fd, handle, br, err, sizeof(err)))
+			fprintf(stderr, "choke: bridge: %s\n", err);
 		if (pf[3].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
 			while (read(br->sig_fd, &si, sizeof(si)) == sizeof(si)) {
 				if (si.ssi_signo == SIGHUP) {
-					rt_notify(&br->notify, "RELOADING=1\nMONOTONIC_USEC=%llu",
+					notify(br, "RELOADING=1\nMONOTONIC_USEC=%llu",
 					       (unsigned long long)(now_ns() / 1000));
 					reload(br);
-					rt_notify(&br->notify, "READY=1");
+					notify(br, "READY=1");
 				} else {
 					br->stop = (int)si.ssi_signo;
 				}
@@ -411,7 +427,8 @@ int bridge_run(const struct bridge_opts *cmdline)
 		fprintf(stderr, "choke: bridge: signalfd: %s\n", strerror(errno));
 		goto out;
 	}
-	rt_notify_open(&br->notify);
+	if (rt_notify_open(&br->notify, err, sizeof(err)))
+		fprintf(stderr, "choke: bridge: %s\n", err);
 	if (rt_drop_capabilities(err, sizeof(err))) {
 		fprintf(stderr, "choke: bridge: %s\n", err);
 		goto out;
@@ -422,10 +439,10 @@ int bridge_run(const struct bridge_opts *cmdline)
 	fprintf(stderr, "choke: bridge: %s -> %s%s, control socket %s\n", br->run.in,
 		br->run.out, br->run.duplex ? " (and back, shaped)" : " (back unshaped)",
 		br->sock_path);
-	rt_notify(&br->notify, "READY=1\nSTATUS=forwarding %s -> %s, control socket %s\nMAINPID=%d",
+	notify(br, "READY=1\nSTATUS=forwarding %s -> %s, control socket %s\nMAINPID=%d",
 	       br->run.in, br->run.out, br->sock_path, (int)getpid());
 	run_loop(br);
-	rt_notify(&br->notify, "STOPPING=1");
+	notify(br, "STOPPING=1");
 	fprintf(stderr, "choke: bridge: stopping on signal %d; final counters:\n", br->stop);
 	for (i = 0; i < br->ndirs; i++)
 		br->d[i].st.rx_ring_drops += afp_rx_kernel_drops(&br->d[i].rx);

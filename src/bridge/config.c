@@ -271,7 +271,7 @@ int bridge_config_read(struct bridge_opts *o, const char *path, char *err,
 				bridge_opt_set(&t, name, n == 2 ? w[1] : NULL, e, sizeof(e));
 			continue;
 		}
-		if (strcmp(w[0], "choke") && strcmp(w[0], "red") && strcmp(w[0], "fifo")) {
+		if (choke_kind_from_word(w[0]) < 0) {
 			snprintf(err, errlen, "%s:%d: unknown option \"%s\" (a line holds an "
 				 "option, e.g. `rate 20mbit`, or the discipline, starting with "
 				 "choke, red or fifo)", path, lineno, w[0]);
@@ -329,10 +329,8 @@ int bridge_discipline(const struct bridge_opts *o, struct choke_params *p, char 
 	if (!ng) {
 		w[n++] = "limit";
 		w[n++] = "1000";
-	} else if (!strcmp(given[0], "choke") || !strcmp(given[0], "red") ||
-		   !strcmp(given[0], "fifo")) {
-		kind = !strcmp(given[0], "red") ? CHOKE_KIND_RED :
-		       !strcmp(given[0], "fifo") ? CHOKE_KIND_FIFO : CHOKE_KIND_CHOKE;
+	} else if (choke_kind_from_word(given[0]) >= 0) {
+		kind = choke_kind_from_word(given[0]);
 		i = 1;
 	}
 	for (; i < ng; i++) {
@@ -346,10 +344,8 @@ int bridge_discipline(const struct bridge_opts *o, struct choke_params *p, char 
 		w[n++] = "bandwidth";
 		w[n++] = bw;
 	}
-	if (choke_params_parse(n, w, kind, NULL, p, e)) {
-		snprintf(err, errlen, "invalid %s parameters: %s",
-			 kind == CHOKE_KIND_RED ? "red" : kind == CHOKE_KIND_FIFO ? "fifo" : "choke",
-			 e);
+	if (choke_params_parse(n, w, kind, NULL, p, e, sizeof(e))) {
+		snprintf(err, errlen, "invalid %s parameters: %s", choke_kind_name(kind), e);
 		return -1;
 	}
 	return 0;

@@ -220,7 +220,8 @@ int ctl_listen(const char *path, char *err, size_t errlen)
 	return fd;
 }
 
-static void reply(int c, int ok, const char *body, size_t len)
+/* 0, or -1 with the reason in err */
+static int reply(int c, int ok, const char *body, size_t len, char *err, size_t errlen)
 {
 	char head[32];
 	struct iovec iov[2];
@@ -234,18 +235,21 @@ static void reply(int c, int ok, const char *body, size_t len)
 	memset(&mh, 0, sizeof(mh));
 	mh.msg_iov = iov;
 	mh.msg_iovlen = 2;
-	if (sendmsg(c, &mh, MSG_NOSIGNAL) < 0)
-		fprintf(stderr, "choke: bridge: control reply: %s\n", strerror(errno));
+	if (sendmsg(c, &mh, MSG_NOSIGNAL) < 0) {
+		snprintf(err, errlen, "control reply: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
-void ctl_serve(int listen_fd, ctl_handler handler, void *ctx)
+int ctl_serve(int listen_fd, ctl_handler handler, void *ctx, char *err, size_t errlen)
 {
-	int c;
+	int c, rc = 0;
 
 	while ((c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
 		struct timeval tv = { 0, 200000 };
 		struct ctl_request *r = malloc(sizeof(*r));
-		char msg[CTL_REQ_MAX + 2], err[256];
+		char msg[CTL_REQ_MAX + 2], text[256];
 		ssize_t n;
 
 		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -257,12 +261,12 @@ void ctl_serve(int listen_fd, ctl_handler handler, void *ctx)
 			msg[n] = 0;
 			if (strncmp(msg, "choke-ctl/", 10)) {
 				/* a client older than the protocol */
-				snprintf(err, sizeof(err), "error: this bridge speaks %s; use "
+				snprintf(text, sizeof(text), "error: this bridge speaks %s; use "
 					 "the `choke` of the same version\n", CTL_MAGIC);
-				send(c, err, strlen(err), MSG_NOSIGNAL);
-			} else if (ctl_parse_request(msg, (size_t)n, r, err, sizeof(err))) {
-				strcat(err, "\n");
-				reply(c, 0, err, strlen(err));
+				send(c, text, strlen(text), MSG_NOSIGNAL);
+			} else if (ctl_parse_request(msg, (size_t)n, r, text, sizeof(text))) {
+				strcat(text, "\n");
+				rc |= reply(c, 0, text, strlen(text), err, errlen);
 			} else {
 				char *body = NULL;
 				size_t blen = 0;
@@ -270,11 +274,11 @@ void ctl_serve(int listen_fd, ctl_handler handler, void *ctx)
 				int ok;
 
 				if (!f) {
-					reply(c, 0, "out of memory\n", 14);
+					rc |= reply(c, 0, "out of memory\n", 14, err, errlen);
 				} else {
 					ok = handler(ctx, r, f) == 0;
 					fclose(f);
-					reply(c, ok, body, blen);
+					rc |= reply(c, ok, body, blen, err, errlen);
 				}
 				free(body);
 			}
@@ -282,6 +286,7 @@ void ctl_serve(int listen_fd, ctl_handler handler, void *ctx)
 		free(r);
 		close(c);
 	}
+	return rc;
 }
 
 /* ---- the client's side ---- */

@@ -83,10 +83,12 @@ int ctl_parse_reply(const char *msg, int *ok, const char **body);
  * listening) is replaced. Returns the listening fd, or -1 with a message. */
 int ctl_listen(const char *path, char *err, size_t errlen);
 
-/* Answer the request of one connection: handler renders the reply body
- * into reply and returns 0 (ok) or -1 (error: the body is the message). */
+/* Answer the request of each pending connection: handler renders the reply
+ * body into reply and returns 0 (ok) or -1 (error: the body is the
+ * message). Returns 0, or -1 with the reason in err when a reply could not
+ * be sent (the client went away; the others are answered). */
 typedef int (*ctl_handler)(void *ctx, const struct ctl_request *r, FILE *reply);
-void ctl_serve(int listen_fd, ctl_handler handler, void *ctx);
+int ctl_serve(int listen_fd, ctl_handler handler, void *ctx, char *err, size_t errlen);
 
 /* ---- the client's side ---- */
 

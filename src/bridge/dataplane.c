@@ -48,7 +48,7 @@ static void pkt_put(struct dp_dir *d, struct dp_pkt *p)
 static bool same_flow_cb(void *ctx, const void *a, const void *b)
 {
 	(void)ctx;
-	return flow_key_equal(&((const struct dp_pkt *)a)->key,
+	return choke_flow_key_equal(&((const struct dp_pkt *)a)->key,
 			      &((const struct dp_pkt *)b)->key);
 }
 
@@ -65,8 +65,7 @@ static void reconfig_drop_cb(void *ctx, void *pkt, uint32_t len)
 
 static uint64_t tx_time_ns(const struct dp_dir *d, uint32_t len)
 {
-	return (uint64_t)(((__uint128_t)len * 8u * 1000000000u + d->rate_bps - 1) /
-			  d->rate_bps);
+	return choke_tx_ns(len, d->rate_bps);
 }
 
 static void bucket_refill(struct dp_dir *d, uint64_t now)
@@ -309,9 +308,9 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 		     uint64_t now)
 {
 	struct choke_verdict v;
+	enum choke_outcome r;
 	struct dp_pkt *p;
-	uint32_t i;
-	int r;
+	uint32_t i, slot, flow;
 
 	d->st.rx_frames++;
 	d->st.rx_bytes += len;
@@ -320,11 +319,11 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 		return;
 	}
 	if (status & TP_STATUS_CSUMNOTREADY) {
-		struct flow_key key;
-		struct pkt_info info;
+		struct choke_flow_key key;
+		struct choke_pkt_info info;
 
-		flow_key_from_frame(frame, len, PKT_LINK_ETHERNET, &key, &info);
-		d->st.csum_filled += pkt_l4_checksum_fill(frame, len, &info, key.proto);
+		choke_flow_key_from_frame(frame, len, CHOKE_LINK_ETHERNET, &key, &info);
+		d->st.csum_filled += choke_pkt_l4_checksum_fill(frame, len, &info, key.proto);
 	}
 	if (!d->shaped) {
 		if (afp_tx_put(&d->tx, frame, len)) {
@@ -347,24 +346,21 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 	p->data = frame;
 	p->len = len;
 	p->t_in = now;
-	flow_key_from_frame(frame, len, PKT_LINK_ETHERNET, &p->key, &p->info);
-	r = choke_enqueue(&d->q, p, len, flow_key_hash(&p->key, d->flow_seed),
-			  pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, now, &v);
+	choke_flow_key_from_frame(frame, len, CHOKE_LINK_ETHERNET, &p->key, &p->info);
+	flow = choke_flow_key_hash(&p->key, d->flow_seed);
+	r = choke_enqueue(&d->q, p, len, flow,
+			  choke_pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, now, &v);
 	for (i = 0; i < v.nvictims; i++)
 		pkt_put(d, (struct dp_pkt *)v.victim[i]);
-	if (r == CHOKE_DROP_MATCH) {
-		uint32_t slot = choke_hh_add(&d->hh, flow_key_hash(&p->key, d->flow_seed),
-					     1 + v.nvictims, NULL);
-
-		if (slot < DP_HH_K)
-			d->hh_key[slot] = p->key;
-	}
-	if (r >= CHOKE_DROP_MATCH) {
+	slot = choke_hh_add_verdict(&d->hh, flow, r, &v, NULL);
+	if (slot < DP_HH_K)
+		d->hh_key[slot] = p->key;
+	if (choke_outcome_is_drop(r)) {
 		pkt_put(d, p);
 		return;
 	}
-	if (r == CHOKE_QUEUED_MARKED)
-		pkt_ecn_set_ce(frame, len, &p->info);
+	if (choke_outcome_is_marked(r))
+		choke_pkt_ecn_set_ce(frame, len, &p->info);
 	p->state = DP_PKT_QUEUED;
 	if (d->ninring < d->inring_cap) {
 		d->inring[d->ninring++] = p;

@@ -36,8 +36,8 @@ struct dp_pkt {
 	uint32_t len;
 	uint8_t state;
 	uint64_t t_in;
-	struct flow_key key;
-	struct pkt_info info;
+	struct choke_flow_key key;
+	struct choke_pkt_info info;
 	struct dp_pkt *next;
 };
 
@@ -87,7 +87,7 @@ struct dp_dir {
 	int64_t budget_ns;
 	/* who is penalised: matched drops by flow, and each counter's key */
 	struct choke_hh hh;
-	struct flow_key hh_key[DP_HH_K];
+	struct choke_flow_key hh_key[DP_HH_K];
 	/* accounting */
 	struct dp_counters st;
 	uint32_t delay_hist[DP_DELAY_WINDOW][DP_DELAY_BUCKETS]; /* per second */

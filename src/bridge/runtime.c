@@ -110,18 +110,18 @@ void rt_unlock_iface(struct rt_lock *l)
 
 /* ---- telling systemd (sd_notify's datagram, written out) ---- */
 
-void rt_notify_open(struct rt_notify *nt)
+int rt_notify_open(struct rt_notify *nt, char *err, size_t errlen)
 {
 	const char *p = getenv("NOTIFY_SOCKET");
 	size_t n = p ? strlen(p) : 0;
 
 	nt->fd = -1;
 	if (!n)
-		return;
+		return 0;
 	if ((p[0] != '/' && p[0] != '@') || n >= sizeof(nt->sa.sun_path)) {
-		fprintf(stderr, "choke: bridge: NOTIFY_SOCKET \"%s\" is neither a path nor "
-			"an abstract name (@...): not notifying\n", p);
-		return;
+		snprintf(err, errlen, "NOTIFY_SOCKET \"%s\" is neither a path nor an abstract "
+			 "name (@...): not notifying", p);
+		return -1;
 	}
 	memset(&nt->sa, 0, sizeof(nt->sa));
 	nt->sa.sun_family = AF_UNIX;
@@ -130,24 +130,32 @@ void rt_notify_open(struct rt_notify *nt)
 		nt->sa.sun_path[0] = 0; /* abstract */
 	nt->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
 	nt->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (nt->fd < 0)
-		fprintf(stderr, "choke: bridge: NOTIFY_SOCKET: %s\n", strerror(errno));
+	if (nt->fd < 0) {
+		snprintf(err, errlen, "NOTIFY_SOCKET: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
-void rt_notify(struct rt_notify *nt, const char *fmt, ...)
+int rt_notify(struct rt_notify *nt, char *err, size_t errlen, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
 	int n;
 
 	if (nt->fd < 0)
-		return;
+		return 0;
 	va_start(ap, fmt);
 	n = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (sendto(nt->fd, msg, (size_t)n, MSG_NOSIGNAL,
-		   (struct sockaddr *)&nt->sa, nt->len) < 0)
-		fprintf(stderr, "choke: bridge: NOTIFY_SOCKET: %s\n", strerror(errno));
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		n = n < 0 ? 0 : (int)sizeof(msg) - 1;
+	if (sendto(nt->fd, msg, (size_t)n, MSG_NOSIGNAL, (struct sockaddr *)&nt->sa,
+		   nt->len) < 0) {
+		snprintf(err, errlen, "NOTIFY_SOCKET: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- privileges ---- */

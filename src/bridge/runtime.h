@@ -39,9 +39,11 @@ struct rt_notify {
 	struct sockaddr_un sa;
 	socklen_t len;
 };
-void rt_notify_open(struct rt_notify *nt);
-void rt_notify(struct rt_notify *nt, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* 0 (open, or nothing to notify), or -1 with a message (not notifying). */
+int rt_notify_open(struct rt_notify *nt, char *err, size_t errlen);
+/* Send the formatted message; 0, or -1 with the reason in err. */
+int rt_notify(struct rt_notify *nt, char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 void rt_notify_close(struct rt_notify *nt);
 
 /* Drop every capability (bounding set, effective, permitted, inheritable)

@@ -15,11 +15,6 @@ static const char *const if_names[STATS_IF_NCOUNTERS] = {
 	"tx_packets", "tx_bytes", "tx_dropped", "tx_errors"
 };
 
-const char *stats_kind_name(int kind)
-{
-	return kind == CHOKE_KIND_FIFO ? "fifo" : kind == CHOKE_KIND_RED ? "red" : "choke";
-}
-
 /* ---- taking a snapshot ---- */
 
 void stats_take_dir(const struct dp_dir *d, struct stats_dir *o)
@@ -96,12 +91,12 @@ void stats_read_if(const char *name, struct stats_if *o)
 	}
 }
 
-void stats_flow_label(const struct flow_key *k, char *buf, size_t len)
+void stats_flow_label(const struct choke_flow_key *k, char *buf, size_t len)
 {
 	char s[64], d[64];
-	int fam = k->kind == FLOW_KIND_IPV4 ? AF_INET : AF_INET6;
+	int fam = k->kind == CHOKE_FLOW_KIND_IPV4 ? AF_INET : AF_INET6;
 
-	if (k->kind != FLOW_KIND_IPV4 && k->kind != FLOW_KIND_IPV6) {
+	if (k->kind != CHOKE_FLOW_KIND_IPV4 && k->kind != CHOKE_FLOW_KIND_IPV6) {
 		snprintf(buf, len, "ethertype 0x%04x", k->ethertype);
 		return;
 	}
@@ -127,10 +122,10 @@ static void dir_text(FILE *f, const struct stats_dir *d)
 		choke_params_format(&d->cfg, line, sizeof(line));
 		if (d->rate_bps)
 			fprintf(f, "%s -> %s: %s %s, shaped to %.6g Mbit/s\n", d->in, d->out,
-				stats_kind_name(d->cfg.kind), line, (double)d->rate_bps / 1e6);
+				choke_kind_name(d->cfg.kind), line, (double)d->rate_bps / 1e6);
 		else
 			fprintf(f, "%s -> %s: %s %s, not shaped\n", d->in, d->out,
-				stats_kind_name(d->cfg.kind), line);
+				choke_kind_name(d->cfg.kind), line);
 		fprintf(f, " Sent %llu bytes %llu pkt (dropped %llu, overlimits %llu "
 			"requeues 0)\n backlog %llub %up requeues 0\n  marked %llu early "
 			"%llu pdrop %llu other 0 matched %llu\n",
@@ -207,9 +202,10 @@ static void dir_json(FILE *f, const struct stats_dir *d)
 	fprintf(f, ",\"shaped\":%s", d->shaped ? "true" : "false");
 	if (d->shaped) {
 		choke_params_format(&d->cfg, line, sizeof(line));
-		fprintf(f, ",\"rate_bps\":%llu,\"burst_ns\":%llu,\"discipline\":\"%s\",\"params\":",
-			(unsigned long long)d->rate_bps, (unsigned long long)d->burst_ns,
-			stats_kind_name(d->cfg.kind));
+		fprintf(f, ",\"rate_bps\":%llu,\"burst_ns\":%llu,\"discipline\":",
+			(unsigned long long)d->rate_bps, (unsigned long long)d->burst_ns);
+		json_string(f, choke_kind_name(d->cfg.kind));
+		fprintf(f, ",\"params\":");
 		json_string(f, line);
 	}
 	fprintf(f, ",\"rx_frames\":%llu,\"rx_bytes\":%llu,\"tx_frames\":%llu,"

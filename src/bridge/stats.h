@@ -35,7 +35,7 @@ struct stats_if {
 };
 
 struct stats_flow {
-	struct flow_key key;
+	struct choke_flow_key key;
 	uint64_t estimate, error; /* packets; estimate - error <= true <= estimate */
 };
 
@@ -83,10 +83,7 @@ void stats_write_text(FILE *f, const struct stats_snapshot *s);
 void stats_write_json(FILE *f, const struct stats_snapshot *s);
 void stats_write_openmetrics(FILE *f, const struct stats_snapshot *s);
 
-/* "choke", "red" or "fifo". */
-const char *stats_kind_name(int kind);
-
 /* A flow as people read it: "udp 10.0.0.1:5000>10.0.0.2:53". */
-void stats_flow_label(const struct flow_key *k, char *buf, size_t len);
+void stats_flow_label(const struct choke_flow_key *k, char *buf, size_t len);
 
 #endif

@@ -168,7 +168,7 @@ static void om_queue(FILE *f, const struct stats_snapshot *s)
 		if (s->d[i].shaped) {
 			choke_params_format(&s->d[i].cfg, line, sizeof(line));
 			om_start(f, "choke_bridge_discipline_info", &s->d[i]);
-			fprintf(f, ",discipline=\"%s\",params=", stats_kind_name(s->d[i].cfg.kind));
+			fprintf(f, ",discipline=\"%s\",params=", choke_kind_name(s->d[i].cfg.kind));
 			om_value(f, line);
 			om_end_u(f, 1);
 		}
@@ -192,7 +192,7 @@ static void om_queue(FILE *f, const struct stats_snapshot *s)
 	}
 }
 
-static void om_flow_labels(FILE *f, const struct flow_key *k)
+static void om_flow_labels(FILE *f, const struct choke_flow_key *k)
 {
 	static const char *const kinds[] = { "none", "ipv4", "ipv6", "nonip", "malformed",
 					     "truncated" };
@@ -203,8 +203,8 @@ static void om_flow_labels(FILE *f, const struct flow_key *k)
 	om_value(f, label);
 	fprintf(f, ",kind=\"%s\",ethertype=\"0x%04x\"", k->kind < 6 ? kinds[k->kind] : "other",
 		k->ethertype);
-	if (k->kind == FLOW_KIND_IPV4 || k->kind == FLOW_KIND_IPV6) {
-		int fam = k->kind == FLOW_KIND_IPV4 ? AF_INET : AF_INET6;
+	if (k->kind == CHOKE_FLOW_KIND_IPV4 || k->kind == CHOKE_FLOW_KIND_IPV6) {
+		int fam = k->kind == CHOKE_FLOW_KIND_IPV4 ? AF_INET : AF_INET6;
 
 		inet_ntop(fam, k->src, a, sizeof(a));
 		inet_ntop(fam, k->dst, b, sizeof(b));

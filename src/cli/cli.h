@@ -47,6 +47,5 @@ void cli_print_warnings(const struct choke_params *p);
  * reads it; -1 with a message on stderr if unknown. */
 long cli_link_mbit(const char *dev);
 
-const char *cli_kind_name(int kind);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/json.h"
 #include "cli.h"
 #include "workload.h"
 
@@ -29,8 +30,12 @@ static double loss(const struct wl_flow_result *f)
 
 static uint64_t drops_of(const struct wl_flow_result *f)
 {
-	return f->drop_match_arrival + f->drop_match_victim + f->drop_early +
-	       f->drop_forced + f->drop_limit;
+	uint64_t n = f->drop_match_victim;
+	int o;
+
+	for (o = 0; o < CHOKE_NOUTCOMES; o++)
+		n += f->drop[o];
+	return n;
 }
 
 static void print_table(const struct wl_config *wc, struct wl_result *res,
@@ -116,11 +121,13 @@ static void print_json(const struct wl_config *wc, struct wl_result *res,
 	for (d = 0; d < 3; d++) {
 		const struct choke_stats *s = &res[d].st;
 
-		printf("%s{\"discipline\":\"%s\",\"utilization\":%.6f,"
+		printf("%s{\"discipline\":", d ? "," : "");
+		json_string(stdout, names[d]);
+		printf(",\"utilization\":%.6f,"
 		       "\"heavy_share\":%.6f,\"mean_qlen\":%.3f,\"mean_delay_ms\":%.4f,"
 		       "\"drops\":{\"matched\":%llu,\"early\":%llu,\"forced\":%llu,"
 		       "\"limit\":%llu,\"total\":%llu},\"flows\":[",
-		       d ? "," : "", names[d], res[d].utilization,
+		       res[d].utilization,
 		       res[d].utilization > 0 ?
 			       res[d].flows[0].delivered_bytes * 8.0 /
 				       (wc->link_bps * res[d].utilization * secs) : 0,
@@ -131,10 +138,11 @@ static void print_json(const struct wl_config *wc, struct wl_result *res,
 		for (f = 0; f < wc->nflows; f++) {
 			const struct wl_flow_result *fr = &res[d].flows[f];
 
-			printf("%s{\"flow\":%d,\"kind\":\"%s\",\"offered_mbps\":%.6f,"
+			printf("%s{\"flow\":%d,\"kind\":", f ? "," : "", f);
+			json_string(stdout, f ? "light" : "heavy");
+			printf(",\"offered_mbps\":%.6f,"
 			       "\"delivered_mbps\":%.6f,\"offered_pkts\":%llu,"
 			       "\"delivered_pkts\":%llu,\"loss\":%.6f}",
-			       f ? "," : "", f, f ? "light" : "heavy",
 			       mbps(fr->offered_bytes, secs), mbps(fr->delivered_bytes, secs),
 			       (unsigned long long)fr->offered_pkts,
 			       (unsigned long long)fr->delivered_pkts, loss(fr));
@@ -148,7 +156,8 @@ static void print_json(const struct wl_config *wc, struct wl_result *res,
 int cmd_demo_open_loop(double seconds, uint64_t seed, int json)
 {
 	static const char *const names[3] = { "FIFO", "RED", "CHOKe" };
-	static const char *const json_names[3] = { "fifo", "red", "choke" };
+	static const int kinds[3] = { CHOKE_KIND_FIFO, CHOKE_KIND_RED, CHOKE_KIND_CHOKE };
+	const char *json_names[3];
 	struct wl_flow_spec flows[DEMO_FLOWS];
 	struct wl_config wc;
 	struct wl_result res[3];
@@ -163,14 +172,14 @@ int cmd_demo_open_loop(double seconds, uint64_t seed, int json)
 				 DEMO_FLOWS, flows };
 
 	for (d = 0; d < 3; d++) {
-		int kind = d == 0 ? CHOKE_KIND_FIFO : d == 1 ? CHOKE_KIND_RED
-							     : CHOKE_KIND_CHOKE;
+		int kind = kinds[d];
 		char err[CHOKE_ERRBUF_SIZE];
 		/* FIFO takes only the limit */
 		int n = kind == CHOKE_KIND_FIFO ? 2 : DEMO_NWORDS;
 
+		json_names[d] = choke_kind_name(kind);
 		if (choke_params_parse(n, (char *const *)demo_words, kind, NULL, &prm[d],
-				       err)) {
+				       err, sizeof(err))) {
 			fprintf(stderr, "choke: demo: %s\n", err);
 			return 1;
 		}
@@ -190,7 +199,10 @@ int cmd_demo_open_loop(double seconds, uint64_t seed, int json)
 		       prm[0].cfg.limit);
 	}
 	for (d = 0; d < 3; d++) {
-		if (wl_run(&wc, &prm[d].cfg, &res[d])) {
+		char err[CHOKE_ERRBUF_SIZE];
+
+		if (wl_run(&wc, &prm[d].cfg, &res[d], err, sizeof(err))) {
+			fprintf(stderr, "choke: demo: %s\n", err);
 			while (d-- > 0)
 				wl_result_free(&res[d]);
 			return 1;

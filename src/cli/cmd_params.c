@@ -8,19 +8,6 @@
 #include "cli.h"
 #include "../util/cmdline.h"
 
-const char *cli_kind_name(int kind)
-{
-	switch (kind) {
-	case CHOKE_KIND_CHOKE:
-		return "choke";
-	case CHOKE_KIND_RED:
-		return "red";
-	case CHOKE_KIND_FIFO:
-		return "fifo";
-	}
-	return "?";
-}
-
 long cli_link_mbit(const char *dev)
 {
 	char path[256], buf[80], *end;
@@ -61,20 +48,15 @@ int cli_parse_discipline(int argc, char **argv, long link_mbit, int strict,
 {
 	struct choke_parse_opts o = { link_mbit, strict, 0 };
 	char err[CHOKE_ERRBUF_SIZE];
-	int kind = CHOKE_KIND_CHOKE;
+	int kind = argc > 0 ? choke_kind_from_word(argv[0]) : -1;
 
-	if (argc > 0 && !strcmp(argv[0], "choke")) {
+	if (kind < 0)
+		kind = CHOKE_KIND_CHOKE; /* words without a leading kind: choke's */
+	else
 		argc--, argv++;
-	} else if (argc > 0 && !strcmp(argv[0], "red")) {
-		kind = CHOKE_KIND_RED;
-		argc--, argv++;
-	} else if (argc > 0 && !strcmp(argv[0], "fifo")) {
-		kind = CHOKE_KIND_FIFO;
-		argc--, argv++;
-	}
-	if (choke_params_parse(argc, argv, kind, &o, p, err)) {
+	if (choke_params_parse(argc, argv, kind, &o, p, err, sizeof(err))) {
 		fprintf(stderr, "choke: invalid %s parameters: %s\n",
-			cli_kind_name(kind), err);
+			choke_kind_name(kind), err);
 		return -1;
 	}
 	return 0;
@@ -100,9 +82,16 @@ static void json_double(const char *key, double v)
 static void print_json(const struct choke_params *p)
 {
 	const struct choke_config *c = &p->cfg;
+	char words[512];
 	int i;
 
-	printf("{\"kind\":\"%s\",\"limit\":%u", cli_kind_name(c->kind), c->limit);
+	printf("{\"kind\":");
+	json_string(stdout, choke_kind_name(c->kind));
+	/* the words that give this configuration back */
+	choke_params_words(p, words, sizeof(words));
+	printf(",\"words\":");
+	json_string(stdout, words);
+	printf(",\"limit\":%u", c->limit);
 	if (c->kind != CHOKE_KIND_FIFO) {
 		printf(",\"qth_min\":%u,\"qth_max\":%u,\"Wlog\":%u,\"Plog\":%u,"
 		       "\"Scell_log\":%u,\"flags\":%u,\"max_P\":%u,\"stab\":[",
@@ -114,16 +103,15 @@ static void print_json(const struct choke_params *p)
 		       "\"bandwidth_bytes_per_sec\":%llu,\"xmit_ticks\":%u",
 		       c->flags & CHOKE_FLAG_ECN ? "true" : "false",
 		       c->flags & CHOKE_FLAG_HARDDROP ? "true" : "false", p->burst,
-		       p->avpkt, (unsigned long long)p->rate_bytes, p->xmit_ticks);
+		       p->avpkt, (unsigned long long)p->bandwidth_bytes_per_sec, p->xmit_ticks);
 		json_double("probability", p->probability);
 		json_double("probability_effective", p->max_p_effective);
-		printf(",\"variant\":\"%s\",\"draws\":%u,\"limit_bytes\":%u",
-		       c->variant == CHOKE_VAR_DRAWS ? "draws" :
-		       c->variant == CHOKE_VAR_ADAPTIVE ? "adaptive" :
-		       c->variant == CHOKE_VAR_GEOMETRIC ? "geometric" : "none",
+		printf(",\"variant\":");
+		json_string(stdout, choke_variant_name(c->variant));
+		printf(",\"draws\":%u,\"limit_bytes\":%u,\"protect\":%u",
 		       c->variant == CHOKE_VAR_DRAWS || c->variant == CHOKE_VAR_GEOMETRIC ?
 			       c->draws : c->variant == CHOKE_VAR_NONE ? 1 : 0,
-		       c->limit_bytes);
+		       c->limit_bytes, c->protect);
 	}
 	printf(",\"warnings\":[");
 	for (i = 0; i < p->nwarnings; i++) {

@@ -45,12 +45,6 @@ const struct cli_cmd cli_cmd_replay = {
 	.run = cmd_replay,
 };
 
-static uint64_t flow_drops(const struct replay_flow *f)
-{
-	return f->drop_early + f->drop_forced + f->drop_limit + f->drop_match_arrival +
-	       f->drop_match_victim;
-}
-
 static const struct replay_flow *sort_base;
 
 static int by_offered(const void *a, const void *b)
@@ -66,15 +60,15 @@ static int by_offered(const void *a, const void *b)
 static const char *kind_name(int kind)
 {
 	switch (kind) {
-	case FLOW_KIND_IPV4:
+	case CHOKE_FLOW_KIND_IPV4:
 		return "ipv4";
-	case FLOW_KIND_IPV6:
+	case CHOKE_FLOW_KIND_IPV6:
 		return "ipv6";
-	case FLOW_KIND_NONIP:
+	case CHOKE_FLOW_KIND_NONIP:
 		return "non-ip";
-	case FLOW_KIND_MALFORMED:
+	case CHOKE_FLOW_KIND_MALFORMED:
 		return "malformed";
-	case FLOW_KIND_TRUNCATED:
+	case CHOKE_FLOW_KIND_TRUNCATED:
 		return "truncated";
 	}
 	return "?";
@@ -84,7 +78,7 @@ static void flow_label(const struct replay_flow *f, char *buf, size_t len)
 {
 	char s[64], d[64], pb[24];
 
-	if (f->key.kind != FLOW_KIND_IPV4 && f->key.kind != FLOW_KIND_IPV6) {
+	if (f->key.kind != CHOKE_FLOW_KIND_IPV4 && f->key.kind != CHOKE_FLOW_KIND_IPV6) {
 		snprintf(buf, len, "%s ethertype 0x%04x", kind_name(f->key.kind),
 			 f->key.ethertype);
 		return;
@@ -93,10 +87,10 @@ static void flow_label(const struct replay_flow *f, char *buf, size_t len)
 	replay_addr(&f->key, 1, d, sizeof(d));
 	snprintf(buf, len, "%s %s%s%s:%u > %s%s%s:%u",
 		 replay_flow_proto(&f->key, pb, sizeof(pb)),
-		 f->key.kind == FLOW_KIND_IPV6 ? "[" : "", s,
-		 f->key.kind == FLOW_KIND_IPV6 ? "]" : "", f->key.sport,
-		 f->key.kind == FLOW_KIND_IPV6 ? "[" : "", d,
-		 f->key.kind == FLOW_KIND_IPV6 ? "]" : "", f->key.dport);
+		 f->key.kind == CHOKE_FLOW_KIND_IPV6 ? "[" : "", s,
+		 f->key.kind == CHOKE_FLOW_KIND_IPV6 ? "]" : "", f->key.sport,
+		 f->key.kind == CHOKE_FLOW_KIND_IPV6 ? "[" : "", d,
+		 f->key.kind == CHOKE_FLOW_KIND_IPV6 ? "]" : "", f->key.dport);
 }
 
 static void print_text(FILE *out, const char *file, const char *qdesc, uint64_t rate,
@@ -140,11 +134,12 @@ static void print_text(FILE *out, const char *file, const char *qdesc, uint64_t 
 	       (unsigned long long)r->delivered_pkts,
 	       (unsigned long long)r->delivered_bytes, (unsigned long long)r->dropped_pkts,
 	       (unsigned long long)r->marked_pkts);
-	fprintf(out, "drops:  early %llu, forced %llu, limit %llu, matched %llu (2 packets "
-	       "each: %llu arrivals + %llu queued victims)\n",
+	fprintf(out, "drops:  early %llu, forced %llu, limit %llu, protect %llu, matched %llu "
+	       "(%llu arrivals + %llu queued victims)\n",
 	       (unsigned long long)s->prob_drop, (unsigned long long)s->forced_drop,
-	       (unsigned long long)s->pdrop, (unsigned long long)s->matched,
-	       (unsigned long long)s->matched, (unsigned long long)s->matched);
+	       (unsigned long long)s->pdrop, (unsigned long long)s->protect_drop,
+	       (unsigned long long)(s->matched + s->match_victims),
+	       (unsigned long long)s->matched, (unsigned long long)s->match_victims);
 	fprintf(out, "queue:  mean %.2f packets (max %u), mean %.0f bytes (max %llu)\n",
 	       r->mean_qlen, r->max_qlen, r->mean_backlog,
 	       (unsigned long long)r->max_backlog);
@@ -159,23 +154,26 @@ static void print_text(FILE *out, const char *file, const char *qdesc, uint64_t 
 					    ((double)rate * r->end_seconds) : 0);
 	fprintf(out, "%s flows by offered bytes (of %u):\n", top == r->nflows ? "all" : "top",
 	       r->nflows);
-	fprintf(out, "%-54s %9s %11s %9s %6s %7s %7s %7s %7s %7s %7s\n", "flow", "offered",
-	       "bytes", "delivered", "share", "early", "forced", "limit", "m-arr",
+	fprintf(out, "%-54s %9s %11s %9s %6s %7s %7s %7s %7s %7s %7s %7s\n", "flow", "offered",
+	       "bytes", "delivered", "share", "early", "forced", "limit", "protect", "m-arr",
 	       "m-vict", "marked");
 	for (i = 0; i < top; i++) {
 		const struct replay_flow *f = &r->flows[order[i]];
 		char label[160];
 
 		flow_label(f, label, sizeof(label));
-		fprintf(out, "%-54s %9llu %11llu %9llu %6.3f %7llu %7llu %7llu %7llu %7llu %7llu\n",
+		fprintf(out, "%-54s %9llu %11llu %9llu %6.3f %7llu %7llu %7llu %7llu %7llu %7llu "
+		       "%7llu\n",
 		       label, (unsigned long long)f->offered_pkts,
 		       (unsigned long long)f->offered_bytes,
 		       (unsigned long long)f->delivered_pkts,
 		       r->delivered_bytes ? (double)f->delivered_bytes /
 						    (double)r->delivered_bytes : 0,
-		       (unsigned long long)f->drop_early, (unsigned long long)f->drop_forced,
-		       (unsigned long long)f->drop_limit,
-		       (unsigned long long)f->drop_match_arrival,
+		       (unsigned long long)f->drop[CHOKE_DROP_EARLY],
+		       (unsigned long long)f->drop[CHOKE_DROP_FORCED],
+		       (unsigned long long)f->drop[CHOKE_DROP_LIMIT],
+		       (unsigned long long)f->drop[CHOKE_DROP_PROTECT],
+		       (unsigned long long)f->drop[CHOKE_DROP_MATCH],
 		       (unsigned long long)f->drop_match_victim,
 		       (unsigned long long)f->marked_pkts);
 	}
@@ -192,7 +190,7 @@ static uint32_t penalised(const struct replay_result *r, struct choke_hh_item *t
 
 static uint64_t exact_matched(const struct replay_flow *f)
 {
-	return f->drop_match_arrival + f->drop_match_victim;
+	return f->drop[CHOKE_DROP_MATCH] + f->drop_match_victim;
 }
 
 static void print_penalised_text(FILE *out, const struct replay_result *r, uint32_t n)
@@ -228,26 +226,27 @@ static void print_json(FILE *out, const char *file, const char *qdesc, int kind,
 	fprintf(out, ",\"linktype\":%d,\"packets_read\":%llu,\"truncated_records\":%llu,"
 	       "\"reordered\":%llu,\"skipped\":{\"caplen_over_snaplen\":%llu,"
 	       "\"bad_length\":%llu,\"bad_time\":%llu},\"capture_seconds\":%.9f,"
-	       "\"end_seconds\":%.9f,\"rate_bps\":%llu,\"discipline\":\"%s\",\"params\":",
+	       "\"end_seconds\":%.9f,\"rate_bps\":%llu,\"discipline\":",
 	       r->linktype, (unsigned long long)r->packets_read,
 	       (unsigned long long)r->truncated_records, (unsigned long long)r->reordered,
 	       (unsigned long long)r->skipped_caplen, (unsigned long long)r->skipped_len,
 	       (unsigned long long)r->skipped_time,
-	       r->capture_seconds, r->end_seconds, (unsigned long long)rate,
-	       cli_kind_name(kind));
+	       r->capture_seconds, r->end_seconds, (unsigned long long)rate);
+	json_string(out, choke_kind_name(kind));
+	fprintf(out, ",\"params\":");
 	json_string(out, qdesc);
 	fprintf(out, ",\"totals\":{\"offered_pkts\":%llu,\"offered_bytes\":%llu,"
 	       "\"delivered_pkts\":%llu,\"delivered_bytes\":%llu,\"dropped_pkts\":%llu,"
 	       "\"marked_pkts\":%llu,\"drops\":{\"early\":%llu,\"forced\":%llu,"
-	       "\"limit\":%llu,\"match_arrival\":%llu,\"match_victim\":%llu},"
+	       "\"limit\":%llu,\"protect\":%llu,\"match_arrival\":%llu,\"match_victim\":%llu},"
 	       "\"matched\":%llu},",
 	       (unsigned long long)r->offered_pkts, (unsigned long long)r->offered_bytes,
 	       (unsigned long long)r->delivered_pkts,
 	       (unsigned long long)r->delivered_bytes, (unsigned long long)r->dropped_pkts,
 	       (unsigned long long)r->marked_pkts, (unsigned long long)s->prob_drop,
 	       (unsigned long long)s->forced_drop, (unsigned long long)s->pdrop,
-	       (unsigned long long)s->matched, (unsigned long long)s->matched,
-	       (unsigned long long)s->matched);
+	       (unsigned long long)s->protect_drop, (unsigned long long)s->matched,
+	       (unsigned long long)s->match_victims, (unsigned long long)s->matched);
 	fprintf(out, "\"queue\":{\"mean_pkts\":%.6f,\"max_pkts\":%u,\"mean_bytes\":%.3f,"
 	       "\"max_bytes\":%llu},\"delay_ms\":{\"p50\":%.6f,\"p99\":%.6f,"
 	       "\"max\":%.6f,\"mean\":%.6f},\"written\":%llu,\"flows\":[",
@@ -263,24 +262,33 @@ static void print_json(FILE *out, const char *file, const char *qdesc, int kind,
 
 		replay_addr(&f->key, 0, s1, sizeof(s1));
 		replay_addr(&f->key, 1, s2, sizeof(s2));
-		fprintf(out, "%s{\"kind\":\"%s\",\"ethertype\":%u,\"proto\":\"%s\",\"src\":\"%s\","
-		       "\"dst\":\"%s\",\"sport\":%u,\"dport\":%u,\"offered_pkts\":%llu,"
+		fprintf(out, "%s{\"kind\":", i ? "," : "");
+		json_string(out, kind_name(f->key.kind));
+		fprintf(out, ",\"ethertype\":%u,\"proto\":", f->key.ethertype);
+		json_string(out, replay_flow_proto(&f->key, pb, sizeof(pb)));
+		fprintf(out, ",\"src\":");
+		json_string(out, s1);
+		fprintf(out, ",\"dst\":");
+		json_string(out, s2);
+		fprintf(out, ",\"sport\":%u,\"dport\":%u,\"offered_pkts\":%llu,"
 		       "\"offered_bytes\":%llu,\"delivered_pkts\":%llu,"
 		       "\"delivered_bytes\":%llu,\"dropped_pkts\":%llu,\"marked_pkts\":%llu,"
 		       "\"share\":%.6f,\"drops\":{\"early\":%llu,\"forced\":%llu,"
-		       "\"limit\":%llu,\"match_arrival\":%llu,\"match_victim\":%llu}}",
-		       i ? "," : "", kind_name(f->key.kind), f->key.ethertype,
-		       replay_flow_proto(&f->key, pb, sizeof(pb)), s1, s2,
+		       "\"limit\":%llu,\"protect\":%llu,\"match_arrival\":%llu,"
+		       "\"match_victim\":%llu}}",
 		       f->key.sport, f->key.dport, (unsigned long long)f->offered_pkts,
 		       (unsigned long long)f->offered_bytes,
 		       (unsigned long long)f->delivered_pkts,
 		       (unsigned long long)f->delivered_bytes,
-		       (unsigned long long)flow_drops(f), (unsigned long long)f->marked_pkts,
+		       (unsigned long long)replay_flow_drops(f),
+		       (unsigned long long)f->marked_pkts,
 		       r->delivered_bytes ? (double)f->delivered_bytes /
 						    (double)r->delivered_bytes : 0,
-		       (unsigned long long)f->drop_early, (unsigned long long)f->drop_forced,
-		       (unsigned long long)f->drop_limit,
-		       (unsigned long long)f->drop_match_arrival,
+		       (unsigned long long)f->drop[CHOKE_DROP_EARLY],
+		       (unsigned long long)f->drop[CHOKE_DROP_FORCED],
+		       (unsigned long long)f->drop[CHOKE_DROP_LIMIT],
+		       (unsigned long long)f->drop[CHOKE_DROP_PROTECT],
+		       (unsigned long long)f->drop[CHOKE_DROP_MATCH],
 		       (unsigned long long)f->drop_match_victim);
 	}
 	fprintf(out, "]");
@@ -298,11 +306,15 @@ static void print_json(FILE *out, const char *file, const char *qdesc, int kind,
 
 			replay_addr(&f->key, 0, s1, sizeof(s1));
 			replay_addr(&f->key, 1, s2, sizeof(s2));
-			fprintf(out, "%s{\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
-			       "\"sport\":%u,\"dport\":%u,\"estimate\":%llu,\"error\":%llu,"
+			fprintf(out, "%s{\"proto\":", i ? "," : "");
+			json_string(out, replay_flow_proto(&f->key, pb, sizeof(pb)));
+			fprintf(out, ",\"src\":");
+			json_string(out, s1);
+			fprintf(out, ",\"dst\":");
+			json_string(out, s2);
+			fprintf(out, ",\"sport\":%u,\"dport\":%u,\"estimate\":%llu,\"error\":%llu,"
 			       "\"exact\":%llu}",
-			       i ? "," : "", replay_flow_proto(&f->key, pb, sizeof(pb)),
-			       s1, s2, f->key.sport, f->key.dport,
+			       f->key.sport, f->key.dport,
 			       (unsigned long long)hh[i].count, (unsigned long long)hh[i].err,
 			       (unsigned long long)exact_matched(f));
 		}
@@ -369,10 +381,8 @@ int cmd_replay(int argc, char **argv)
 		return 1;
 	}
 	for (i = 1; i < ps.npos; i++) {
-		if (nw == 0 && !strcmp(ps.pos[i], "red"))
-			kind = CHOKE_KIND_RED;
-		if (nw == 0 && !strcmp(ps.pos[i], "fifo"))
-			kind = CHOKE_KIND_FIFO;
+		if (nw == 0 && choke_kind_from_word(ps.pos[i]) >= 0)
+			kind = choke_kind_from_word(ps.pos[i]);
 		if (!strcmp(ps.pos[i], "bandwidth"))
 			has_bw = 1;
 		words[nw++] = ps.pos[i];
@@ -407,19 +417,19 @@ int cmd_replay(int argc, char **argv)
 		return 1;
 	cli_print_warnings(&prm);
 	if (!rate_str) {
-		if (prm.rate_bytes == 0 || prm.rate_bytes > REPLAY_RATE_MAX_BPS / 8) {
+		if (prm.bandwidth_bytes_per_sec == 0 || prm.bandwidth_bytes_per_sec > REPLAY_RATE_MAX_BPS / 8) {
 			fprintf(stderr, "choke: replay: the bandwidth must be from 8bit to "
 				"10tbit to be the link's rate\n");
 			return 1;
 		}
-		o.rate_bps = prm.rate_bytes * 8;
+		o.rate_bps = prm.bandwidth_bytes_per_sec * 8;
 	}
 	o.q = prm.cfg;
 	{
 		char line[256];
 
 		choke_params_format(&prm.cfg, line, sizeof(line));
-		snprintf(qdesc, sizeof(qdesc), "%s %s", cli_kind_name(kind), line);
+		snprintf(qdesc, sizeof(qdesc), "%s %s", choke_kind_name(kind), line);
 	}
 
 	if (write_path) {

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "choke/params.h"
+
 struct wl_pkt {
 	uint32_t flow, len;
 	uint64_t t_arrival;
@@ -34,26 +36,8 @@ static uint64_t wl_gap_ns(const struct wl_flow_spec *f, uint64_t *rng)
 	return (uint64_t)(mean * (0.95 + 0.1 * wl_uniform(rng))) + 1;
 }
 
-static void count_drop(struct wl_flow_result *fr, int outcome)
-{
-	switch (outcome) {
-	case CHOKE_DROP_MATCH:
-		fr->drop_match_arrival++;
-		break;
-	case CHOKE_DROP_FORCED:
-		fr->drop_forced++;
-		break;
-	case CHOKE_DROP_EARLY:
-		fr->drop_early++;
-		break;
-	case CHOKE_DROP_LIMIT:
-		fr->drop_limit++;
-		break;
-	}
-}
-
 int wl_run(const struct wl_config *cfg, const struct choke_config *qc,
-	   struct wl_result *out)
+	   struct wl_result *out, char *err, size_t errlen)
 {
 	struct choke q;
 	void *ring;
@@ -73,14 +57,12 @@ int wl_run(const struct wl_config *cfg, const struct choke_config *qc,
 	next_arrival = calloc((size_t)cfg->nflows, sizeof(*next_arrival));
 	out->flows = calloc((size_t)cfg->nflows, sizeof(*out->flows));
 	if (!ring || !pool || !next_arrival || !out->flows) {
-		fprintf(stderr, "choke: out of memory\n");
+		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
 	if (choke_init(&q, qc, ring, choke_ring_bytes(qc->limit))) {
-		const char *why;
-
-		choke_config_check(qc, &why);
-		fprintf(stderr, "choke: invalid queue configuration: %s\n", why);
+		snprintf(err, errlen, "invalid queue configuration: %s",
+			 choke_config_reason_text(choke_config_validate(qc)));
 		goto fail;
 	}
 	choke_seed(&q, cfg->seed);
@@ -130,11 +112,11 @@ int wl_run(const struct wl_config *cfg, const struct choke_config *qc,
 			const struct wl_flow_spec *fs = &cfg->flows[who];
 			struct wl_pkt *p = free_list;
 			struct choke_verdict v;
-			int r;
+			enum choke_outcome r;
 
 			next_arrival[who] = now + wl_gap_ns(fs, &rng);
 			if (!p) { /* cannot happen: the pool covers limit + link */
-				fprintf(stderr, "choke: workload packet pool exhausted\n");
+				snprintf(err, errlen, "workload packet pool exhausted");
 				goto fail;
 			}
 			free_list = p->next;
@@ -156,12 +138,12 @@ int wl_run(const struct wl_config *cfg, const struct choke_config *qc,
 				vp->next = free_list;
 				free_list = vp;
 			}
-			if (r >= CHOKE_DROP_MATCH) {
+			if (choke_outcome_is_drop(r)) {
 				if (p->measured)
-					count_drop(&out->flows[who], r);
+					out->flows[who].drop[r]++;
 				p->next = free_list;
 				free_list = p;
-			} else if (r == CHOKE_QUEUED_MARKED && p->measured) {
+			} else if (choke_outcome_is_marked(r) && p->measured) {
 				out->flows[who].marked_pkts++;
 			}
 		}
@@ -171,7 +153,7 @@ int wl_run(const struct wl_config *cfg, const struct choke_config *qc,
 
 			if (p) {
 				on_link = p;
-				link_free_at = now + (uint64_t)(len * 8.0 / cfg->link_bps * 1e9);
+				link_free_at = now + choke_tx_ns(len, (uint64_t)cfg->link_bps);
 			}
 		}
 	}

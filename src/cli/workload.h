@@ -7,6 +7,7 @@
 #ifndef CHOKE_CLI_WORKLOAD_H
 #define CHOKE_CLI_WORKLOAD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "choke/core.h"
@@ -31,10 +32,10 @@ struct wl_flow_result {
 	uint64_t offered_pkts, offered_bytes;
 	uint64_t delivered_pkts, delivered_bytes;
 	uint64_t marked_pkts;
-	/* losses by reason: the arrival dropped (by outcome) or a queued packet
-	 * of this flow dropped as a match victim */
-	uint64_t drop_match_arrival, drop_match_victim, drop_early, drop_forced,
-		drop_limit;
+	/* losses by reason: the arrival dropped, by outcome (the CHOKE_DROP_*
+	 * entries), or a queued packet of this flow dropped as a match victim */
+	uint64_t drop[CHOKE_NOUTCOMES];
+	uint64_t drop_match_victim;
 };
 
 struct wl_result {
@@ -46,10 +47,11 @@ struct wl_result {
 	double mean_delay_s; /* queueing + transmission of delivered packets */
 };
 
-/* Run cfg through a queue configured by q. Returns 0, or -1 (message on
- * stderr) if the queue cannot be set up. Free with wl_result_free. */
-int wl_run(const struct wl_config *cfg, const struct choke_config *q,
-	   struct wl_result *out);
+/* Run cfg through a queue configured by q. Returns 0, or -1 with a
+ * message in err (errlen bytes) if the queue cannot be set up. Free with
+ * wl_result_free. */
+CHOKE_MUST_CHECK int wl_run(const struct wl_config *cfg, const struct choke_config *q,
+	   struct wl_result *out, char *err, size_t errlen);
 void wl_result_free(struct wl_result *r);
 
 #endif

@@ -91,6 +91,52 @@ static void bytes_copy(uint8_t *dst, const uint8_t *src, uint32_t n)
 }
 
 /* ------------------------------------------------------------------ */
+/* names                                                               */
+
+static const char *const kind_names[CHOKE_NKINDS] = { "choke", "red", "fifo" };
+
+const char *choke_kind_name(int kind)
+{
+	return kind >= 0 && kind < CHOKE_NKINDS ? kind_names[kind] : "?";
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+int choke_kind_from_word(const char *word)
+{
+	int k;
+
+	for (k = 0; word && k < CHOKE_NKINDS; k++)
+		if (str_eq(word, kind_names[k]))
+			return k;
+	return -1;
+}
+
+const char *choke_variant_name(int variant)
+{
+	static const char *const names[] = { "none", "draws", "adaptive", "geometric" };
+
+	return variant >= 0 && variant <= CHOKE_VAR_GEOMETRIC ? names[variant] : "?";
+}
+
+const char *choke_outcome_name(int outcome)
+{
+	static const char *const names[CHOKE_NOUTCOMES] = {
+		[CHOKE_QUEUED] = "queued",     [CHOKE_QUEUED_MARKED] = "marked",
+		[CHOKE_DROP_MATCH] = "match",  [CHOKE_DROP_FORCED] = "forced",
+		[CHOKE_DROP_EARLY] = "early",  [CHOKE_DROP_LIMIT] = "limit",
+		[CHOKE_DROP_PROTECT] = "protect",
+	};
+
+	return outcome >= 0 && outcome < CHOKE_NOUTCOMES ? names[outcome] : "?";
+}
+
+/* ------------------------------------------------------------------ */
 /* configuration                                                       */
 
 static void protect_configure(struct choke *q, uint16_t old_protect);
@@ -110,58 +156,79 @@ size_t choke_ring_bytes(uint32_t limit)
 	return (size_t)choke_ring_slots(limit) * sizeof(struct choke_slot);
 }
 
-int choke_config_check(const struct choke_config *c, const char **why)
+const char *choke_config_reason_text(int reason)
 {
-	const char *msg = NULL;
+	static const char *const text[CHOKE_CFG_NREASONS] = {
+#define CHOKE_CFG_TEXT_(code, msg) [code] = msg,
+		CHOKE_CONFIG_REASONS(CHOKE_CFG_TEXT_)
+#undef CHOKE_CFG_TEXT_
+	};
+
+	return reason >= 0 && reason < CHOKE_CFG_NREASONS ? text[reason] : "unknown reason";
+}
+
+enum choke_config_reason choke_config_validate(const struct choke_config *c)
+{
+	static const uint8_t kind_flags[CHOKE_NKINDS] = {
+		[CHOKE_KIND_CHOKE] = CHOKE_FLAGS_CHOKE,
+		[CHOKE_KIND_RED] = CHOKE_FLAGS_RED,
+		[CHOKE_KIND_FIFO] = 0,
+	};
+	uint32_t limit = c->limit_bytes ? c->limit_bytes : c->limit;
 	int i;
 
-	if (c->kind > CHOKE_KIND_FIFO)
-		msg = "unknown queue discipline kind";
-	else if (c->idle_unit > CHOKE_IDLE_KERNEL_US)
-		msg = "unknown idle time unit";
-	else if (c->limit > CHOKE_MAX_LIMIT)
-		msg = "limit is larger than 131071 packets";
-	else if (c->variant > CHOKE_VAR_GEOMETRIC)
-		msg = "unknown CHOKe variant";
-	else if (c->variant && c->kind != CHOKE_KIND_CHOKE)
-		msg = "draws, adaptive and geometric apply to choke only";
-	else if (c->variant == CHOKE_VAR_DRAWS &&
-		 (c->draws < 2 || c->draws > CHOKE_MAX_DRAWS))
-		msg = "draws must be 2 to 16";
-	else if (c->variant == CHOKE_VAR_GEOMETRIC &&
-		 (c->draws < 1 || c->draws > CHOKE_MAX_DRAWS))
-		msg = "the geometric cap must be 1 to 16";
-	else if (c->limit_bytes && !c->avpkt)
-		msg = "byte mode needs avpkt";
-	else if (c->protect && c->kind != CHOKE_KIND_CHOKE)
-		msg = "protect applies to choke only";
-	else if (c->protect && (c->protect < CHOKE_PROTECT_MIN ||
-				c->protect > CHOKE_PROTECT_MAX ||
-				(c->protect & (c->protect - 1))))
-		msg = "the protect table must have 8 to 256 entries, a power of two";
-	else if (c->protect && c->limit_bytes)
-		msg = "protect counts packets: it does not combine with byte mode";
-	else if (c->kind == CHOKE_KIND_FIFO)
-		msg = NULL; /* the RED parameters are not used */
-	else if (red_fls32(c->qth_min) + c->Wlog >= 32)
-		msg = "min threshold too large for Wlog (qth_min << Wlog overflows)";
-	else if (red_fls32(c->qth_max) + c->Wlog >= 32)
-		msg = "max threshold too large for Wlog (qth_max << Wlog overflows)";
-	else if (c->Scell_log >= 32)
-		msg = "Scell_log must be below 32";
-	else if (c->qth_max < c->qth_min)
-		msg = "max threshold is below min threshold";
-	else {
-		for (i = 0; i < CHOKE_STAB_SIZE; i++) {
-			if (c->stab[i] >= 32) {
-				msg = "idle damping table entry must be below 32";
-				break;
-			}
-		}
-	}
+	if (c->kind >= CHOKE_NKINDS)
+		return CHOKE_CFG_KIND;
+	if (c->idle_unit > CHOKE_IDLE_KERNEL_US)
+		return CHOKE_CFG_IDLE_UNIT;
+	if (c->limit < 1 || c->limit > CHOKE_MAX_LIMIT)
+		return CHOKE_CFG_LIMIT;
+	if (c->flags & ~kind_flags[c->kind])
+		return CHOKE_CFG_FLAGS;
+	if (c->variant > CHOKE_VAR_GEOMETRIC)
+		return CHOKE_CFG_VARIANT;
+	if (c->variant && c->kind != CHOKE_KIND_CHOKE)
+		return CHOKE_CFG_VARIANT_KIND;
+	if (c->variant == CHOKE_VAR_DRAWS && (c->draws < 2 || c->draws > CHOKE_MAX_DRAWS))
+		return CHOKE_CFG_DRAWS;
+	if (c->variant == CHOKE_VAR_GEOMETRIC && (c->draws < 1 || c->draws > CHOKE_MAX_DRAWS))
+		return CHOKE_CFG_GEOMETRIC;
+	if (c->limit_bytes && c->kind == CHOKE_KIND_FIFO)
+		return CHOKE_CFG_BYTES_KIND;
+	if (c->limit_bytes && !c->avpkt)
+		return CHOKE_CFG_BYTES_AVPKT;
+	if (c->protect && c->kind != CHOKE_KIND_CHOKE)
+		return CHOKE_CFG_PROTECT_KIND;
+	if (c->protect && (c->protect < CHOKE_PROTECT_MIN || c->protect > CHOKE_PROTECT_MAX ||
+			   (c->protect & (c->protect - 1))))
+		return CHOKE_CFG_PROTECT_SIZE;
+	if (c->protect && c->limit_bytes)
+		return CHOKE_CFG_PROTECT_BYTES;
+	if (c->kind == CHOKE_KIND_FIFO)
+		return CHOKE_CFG_OK; /* the RED parameters are not used */
+	if (red_fls32(c->qth_min) + c->Wlog >= 32)
+		return CHOKE_CFG_MIN_WLOG;
+	if (red_fls32(c->qth_max) + c->Wlog >= 32)
+		return CHOKE_CFG_MAX_WLOG;
+	if (c->Scell_log >= 32)
+		return CHOKE_CFG_SCELL_LOG;
+	if (c->qth_max < c->qth_min)
+		return CHOKE_CFG_MAX_BELOW_MIN;
+	if (c->qth_max > limit)
+		return CHOKE_CFG_MAX_ABOVE_LIMIT;
+	for (i = 0; i < CHOKE_STAB_SIZE; i++)
+		if (c->stab[i] >= 32)
+			return CHOKE_CFG_STAB;
+	return CHOKE_CFG_OK;
+}
+
+int choke_config_check(const struct choke_config *c, const char **why)
+{
+	enum choke_config_reason r = choke_config_validate(c);
+
 	if (why)
-		*why = msg ? msg : "ok";
-	return msg ? CHOKE_EINVAL : 0;
+		*why = choke_config_reason_text(r);
+	return r == CHOKE_CFG_OK ? 0 : CHOKE_EINVAL;
 }
 
 /* red_set_parms() and red_set_vars() */
@@ -705,8 +772,8 @@ static inline int red_decide(struct choke *q, uint32_t len, unsigned pkt_flags)
 	return congestion_drop(q, CHOKE_DROP_EARLY);
 }
 
-int choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
-		  unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
+enum choke_outcome choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
+				 unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
 {
 	int outcome = -1;
 	struct choke_slot *s;
@@ -725,14 +792,14 @@ int choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
 			outcome = choke_decide(q, flow, pkt, len, pkt_flags, pe, v);
 		} else
 			outcome = red_decide(q, len, pkt_flags);
-		if (outcome > CHOKE_QUEUED_MARKED)
-			return outcome;
+		if (outcome > CHOKE_QUEUED_MARKED) /* -1 admits unmarked */
+			return (enum choke_outcome)outcome;
 	}
 
 	if (unlikely(q->qlen >= q->limit) ||
 	    unlikely(q->bytes_mode && q->backlog + len > q->limit_bytes)) {
 		q->stats.pdrop++;
-		return congestion_drop(q, CHOKE_DROP_LIMIT);
+		return (enum choke_outcome)congestion_drop(q, CHOKE_DROP_LIMIT);
 	}
 	/* Mainline's ring (half of ours) would wrap here. */
 	if (unlikely(choke_span(q) == (q->mask >> 1)))
@@ -749,7 +816,7 @@ int choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
 	q->tail = (q->tail + 1) & q->mask;
 	q->qlen++;
 	q->backlog += len;
-	return outcome < 0 ? CHOKE_QUEUED : outcome;
+	return outcome < 0 ? CHOKE_QUEUED : (enum choke_outcome)outcome;
 }
 
 /* ------------------------------------------------------------------ */

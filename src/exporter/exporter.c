@@ -457,6 +457,7 @@ int exp_serve(const struct exp_opts *o)
 	struct sockaddr_storage ss;
 	struct exp_log log = { NULL, 0, 0, 0 };
 	struct rt_notify nt;
+	char nerr[256];
 	struct sigaction sa;
 	sigset_t block, wait_mask;
 	socklen_t sl;
@@ -499,8 +500,10 @@ int exp_serve(const struct exp_opts *o)
 	fprintf(stderr, "choke: exporter: listening on http://%s/metrics (bridges: %s; kernel "
 		"qdiscs: %s)\n", name, o->nsockets ? "--socket" : o->dir,
 		o->qdiscs ? "yes" : "no");
-	rt_notify_open(&nt);
-	rt_notify(&nt, "READY=1\nSTATUS=listening on %s\nMAINPID=%d", name, (int)getpid());
+	if (rt_notify_open(&nt, nerr, sizeof(nerr)) ||
+	    rt_notify(&nt, nerr, sizeof(nerr), "READY=1\nSTATUS=listening on %s\nMAINPID=%d", name,
+		      (int)getpid()))
+		fprintf(stderr, "choke: exporter: %s\n", nerr);
 	while (!exp_stop) {
 		struct pollfd p = { fd, POLLIN, 0 };
 		int c;
@@ -523,7 +526,8 @@ int exp_serve(const struct exp_opts *o)
 		exp_conn(c, o, &log);
 		close(c);
 	}
-	rt_notify(&nt, "STOPPING=1");
+	if (rt_notify(&nt, nerr, sizeof(nerr), "STOPPING=1"))
+		fprintf(stderr, "choke: exporter: %s\n", nerr);
 	rt_notify_close(&nt);
 	close(fd);
 	exp_log_free(&log);

@@ -52,13 +52,14 @@ static double int_pow2(int n)
 
 /* ---- messages ---- */
 
-static int fail(char *errbuf, const char *fmt, ...)
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (errbuf) {
+	if (err && errlen) {
 		va_start(ap, fmt);
-		vsnprintf(errbuf, CHOKE_ERRBUF_SIZE, fmt, ap);
+		vsnprintf(err, errlen, fmt, ap);
 		va_end(ap);
 	}
 	return CHOKE_EINVAL;
@@ -193,6 +194,16 @@ static int tc_store_rate(double bytes, int wide, uint64_t *out)
 	return 0;
 }
 
+uint64_t choke_tx_ns(uint32_t bytes, uint64_t bits_per_sec)
+{
+	unsigned __int128 ns;
+
+	if (!bits_per_sec)
+		return 0;
+	ns = ((unsigned __int128)bytes * 8u * 1000000000u + bits_per_sec - 1) / bits_per_sec;
+	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+}
+
 int choke_tc_get_rate(const char *str, int wide, uint64_t *bytes_per_sec)
 {
 	double bytes;
@@ -205,7 +216,7 @@ int choke_tc_get_rate(const char *str, int wide, uint64_t *bytes_per_sec)
 /* get_percent_rate(): "N%" of the link speed. As tc, only the leading run
  * of digits, dots and percent signs is read. */
 static int tc_get_percent_rate(const char *str, long link_mbit, int wide,
-			       uint64_t *out, char *errbuf)
+			       uint64_t *out, char *err, size_t errlen)
 {
 	char run[64];
 	size_t n = 0;
@@ -213,7 +224,7 @@ static int tc_get_percent_rate(const char *str, long link_mbit, int wide,
 	double perc;
 
 	if (link_mbit <= 0)
-		return fail(errbuf, "bandwidth %s: a percentage needs the link "
+		return fail(err, errlen, "bandwidth %s: a percentage needs the link "
 			    "speed (give --dev IF or --link-mbit N)", str);
 	while (str[n] && strchr("0123456789.%", str[n]) && n + 1 < sizeof(run)) {
 		run[n] = str[n];
@@ -226,13 +237,13 @@ static int tc_get_percent_rate(const char *str, long link_mbit, int wide,
 	if (*p && strcmp(p, "%"))
 		goto malformed;
 	if (perc > 1.0 || perc < 0.0)
-		return fail(errbuf, "Invalid rate specified; should be between "
+		return fail(err, errlen, "Invalid rate specified; should be between "
 			    "[0,100]%% but is %s", str);
 	if (tc_store_rate(perc * link_mbit * 1000 * 1000 / 8, wide, out))
-		return fail(errbuf, "Illegal \"bandwidth\"");
+		return fail(err, errlen, "Illegal \"bandwidth\"");
 	return 0;
 malformed:
-	return fail(errbuf, "Specified rate value could not be read or is "
+	return fail(err, errlen, "Specified rate value could not be read or is "
 		    "malformed");
 }
 
@@ -245,7 +256,7 @@ malformed:
  * qmin is in bytes (tc passes min * avpkt, in 32 bits).
  */
 static int tc_red_eval_ewma(uint32_t qmin, uint32_t burst, uint32_t avpkt,
-			    char *errbuf)
+			    char *err, size_t errlen)
 {
 	double W = 0.5;
 	double a = (double)burst + 1 - (double)qmin / avpkt;
@@ -254,14 +265,14 @@ static int tc_red_eval_ewma(uint32_t qmin, uint32_t burst, uint32_t avpkt,
 	if (a < 1.0) {
 		/* tc's hint divides by avpkt (it crashes for avpkt 0, a case
 		 * that cannot reach here: qmin is then 0 and a is NaN). */
-		return fail(errbuf, "burst %u is too small (min %u packets): try "
+		return fail(err, errlen, "burst %u is too small (min %u packets): try "
 			    "burst %u", burst, qmin / avpkt, 1 + qmin / avpkt);
 	}
 	for (wlog = 1; wlog < 32; wlog++, W /= 2) {
 		if (a <= (1 - pow(1 - W, burst)) / W)
 			return wlog;
 	}
-	return fail(errbuf, "failed to calculate EWMA constant (burst %u, "
+	return fail(err, errlen, "failed to calculate EWMA constant (burst %u, "
 		    "avpkt %u)", burst, avpkt);
 }
 
@@ -331,27 +342,31 @@ int choke_tc_idle_damping(int Wlog, uint32_t avpkt, uint64_t bytes_per_sec,
 
 /* ---- the word parser ---- */
 
-static void explain(char *errbuf)
+static void explain(char *err, size_t errlen)
 {
-	fail(errbuf, "Usage: ... choke limit PACKETS bandwidth KBPS [ecn] "
+	fail(err, errlen, "Usage: ... choke limit PACKETS bandwidth KBPS [ecn] "
 	     "[harddrop] [min PACKETS] [max PACKETS] [burst PACKETS] "
 	     "[avpkt BYTES] [probability PROBABILITY]");
 }
 
 static int parse_fifo(int argc, char *const *argv, struct choke_params *out,
-		      char *errbuf)
+		      char *err, size_t errlen)
 {
 	uint32_t limit = 1000;
 
 	while (argc > 0) {
 		if (!strcmp(*argv, "limit")) {
 			if (argc < 2)
-				return fail(errbuf, "fifo: \"limit\" needs a value");
+				return fail(err, errlen, "fifo: \"limit\" needs a value");
 			argc--, argv++;
 			if (tc_get_unsigned(&limit, *argv))
-				return fail(errbuf, "Illegal \"limit\"");
+				return fail(err, errlen, "Illegal \"limit\"");
+			/* pfifo takes 0, a queue that drops every packet */
+			if (limit == 0)
+				return fail(err, errlen, "fifo: \"limit\" must be 1 to %u packets",
+					    CHOKE_MAX_LIMIT);
 		} else {
-			return fail(errbuf, "fifo: What is \"%s\"? (fifo takes "
+			return fail(err, errlen, "fifo: What is \"%s\"? (fifo takes "
 				    "only limit PACKETS)", *argv);
 		}
 		argc--, argv++;
@@ -379,14 +394,15 @@ static double effective_max_p(const struct choke_config *c)
 
 int choke_params_parse(int argc, char *const *argv, int kind,
 		       const struct choke_parse_opts *opts,
-		       struct choke_params *out, char *errbuf)
+		       struct choke_params *out, char *err, size_t errlen)
 {
 	static const struct choke_parse_opts defaults;
 	struct choke_config *c = &out->cfg;
 	uint32_t burst = 0, avpkt = 1000;
 	double probability = 0.02;
 	uint64_t rate = 0;
-	int ecn = 0, harddrop = 0, have_rate = 0, byte_mode = 0, wide, wlog;
+	int ecn = 0, harddrop = 0, ared = 0, nodrop = 0, have_rate = 0, byte_mode = 0, wide, wlog;
+	const char *variant_word = NULL; /* the draw variant's word, if one was given */
 	uint32_t qmin_b, qmax_b;
 	const char *why;
 
@@ -395,16 +411,16 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 	wide = !opts->strict_tc;
 	memset(out, 0, sizeof(*out));
 	c->kind = (uint8_t)kind;
-	if (errbuf)
-		errbuf[0] = 0;
+	if (err && errlen)
+		err[0] = 0;
 
 	if (kind == CHOKE_KIND_FIFO) {
-		if (parse_fifo(argc, argv, out, errbuf))
+		if (parse_fifo(argc, argv, out, err, errlen))
 			return CHOKE_EINVAL;
 		goto kernel_check;
 	}
 	if (kind != CHOKE_KIND_CHOKE && kind != CHOKE_KIND_RED)
-		return fail(errbuf, "unknown queue discipline kind %d", kind);
+		return fail(err, errlen, "unknown queue discipline kind %d", kind);
 
 	for (; argc > 0; argc--, argv++) {
 		const char *w = *argv;
@@ -415,68 +431,83 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 				  !strcmp(w, "probability");
 
 		if (takes_value && !v)
-			return fail(errbuf, "Command line is not complete: "
+			return fail(err, errlen, "Command line is not complete: "
 				    "\"%s\" needs a value", w);
 		if (!strcmp(w, "limit")) {
 			if (tc_get_unsigned(&c->limit, v))
-				return fail(errbuf, "Illegal \"limit\": %s", v);
+				return fail(err, errlen, "Illegal \"limit\": %s", v);
 		} else if (!strcmp(w, "bandwidth")) {
 			have_rate = 1;
 			if (strchr(v, '%')) {
 				if (tc_get_percent_rate(v, opts->link_mbit, wide,
-							&rate, errbuf))
+							&rate, err, errlen))
 					return CHOKE_EINVAL;
 			} else if (choke_tc_get_rate(v, wide, &rate)) {
 				double bytes;
 
 				if (!tc_rate_double(v, &bytes) && bytes >= 4294967296.0)
-					return fail(errbuf, "Illegal \"bandwidth\": %s "
+					return fail(err, errlen, "Illegal \"bandwidth\": %s "
 						    "is above tc's 32-bit limit of "
 						    "4294967295 bytes/s", v);
-				return fail(errbuf, "Illegal \"bandwidth\": %s", v);
+				return fail(err, errlen, "Illegal \"bandwidth\": %s", v);
 			}
 		} else if (!strcmp(w, "ecn")) {
 			ecn = 1;
-		} else if (!strcmp(w, "harddrop") && !opts->strict_tc) {
-			harddrop = 1;
+		} else if (!strcmp(w, "harddrop") &&
+			   (!opts->strict_tc || kind == CHOKE_KIND_RED)) {
+			harddrop = 1; /* tc red has the word, tc choke does not */
+		} else if (!strcmp(w, "adaptive") && kind == CHOKE_KIND_RED) {
+			ared = 1; /* tc red's ARED flag (choke's adaptive is the variant) */
+		} else if (!strcmp(w, "nodrop") && kind == CHOKE_KIND_RED) {
+			nodrop = 1;
 		} else if (!strcmp(w, "min")) {
 			if (tc_get_unsigned(&c->qth_min, v))
-				return fail(errbuf, "Illegal \"min\": %s", v);
+				return fail(err, errlen, "Illegal \"min\": %s", v);
 		} else if (!strcmp(w, "max")) {
 			if (tc_get_unsigned(&c->qth_max, v))
-				return fail(errbuf, "Illegal \"max\": %s", v);
+				return fail(err, errlen, "Illegal \"max\": %s", v);
 		} else if (!strcmp(w, "burst")) {
 			if (tc_get_unsigned(&burst, v))
-				return fail(errbuf, "Illegal \"burst\": %s", v);
+				return fail(err, errlen, "Illegal \"burst\": %s", v);
 		} else if (!strcmp(w, "avpkt")) {
 			if (tc_get_size(&avpkt, v))
-				return fail(errbuf, "Illegal \"avpkt\": %s", v);
+				return fail(err, errlen, "Illegal \"avpkt\": %s", v);
 		} else if (!strcmp(w, "probability")) {
 			if (sscanf(v, "%lg", &probability) != 1)
-				return fail(errbuf, "Illegal \"probability\": %s", v);
-		} else if (!opts->strict_tc && !strcmp(w, "draws")) {
-			uint32_t n;
+				return fail(err, errlen, "Illegal \"probability\": %s", v);
+		} else if (!opts->strict_tc && kind != CHOKE_KIND_CHOKE &&
+			   (!strcmp(w, "draws") || !strcmp(w, "adaptive") ||
+			    !strcmp(w, "geometric") || !strcmp(w, "protect"))) {
+			return fail(err, errlen, "\"%s\" applies to choke only", w);
+		} else if (!opts->strict_tc && (!strcmp(w, "draws") || !strcmp(w, "adaptive") ||
+						!strcmp(w, "geometric"))) {
+			uint32_t n = 0;
 
-			if (!v || tc_get_unsigned(&n, v) || n < 1 || n > CHOKE_MAX_DRAWS)
-				return fail(errbuf, "\"draws\" needs a number from 1 to %d",
-					    CHOKE_MAX_DRAWS);
-			c->variant = n > 1 ? CHOKE_VAR_DRAWS : CHOKE_VAR_NONE;
-			c->draws = n > 1 ? (uint8_t)n : 0;
-			argc--, argv++;
-		} else if (!opts->strict_tc && !strcmp(w, "adaptive")) {
-			c->variant = CHOKE_VAR_ADAPTIVE;
-			c->draws = 0;
-		} else if (!opts->strict_tc && !strcmp(w, "geometric")) {
-			uint32_t n = 8;
-
-			/* an optional cap follows */
-			if (v && v[0] >= '0' && v[0] <= '9') {
-				if (tc_get_unsigned(&n, v) || n < 1 || n > CHOKE_MAX_DRAWS)
-					return fail(errbuf, "the \"geometric\" cap must be "
-						    "1 to %d", CHOKE_MAX_DRAWS);
+			/* one rule for the draws: a word may repeat, two differ */
+			if (variant_word && strcmp(variant_word, w))
+				return fail(err, errlen, "\"%s\" and \"%s\" are alternatives: give "
+					    "one of draws, adaptive and geometric", variant_word, w);
+			variant_word = w;
+			if (!strcmp(w, "draws")) {
+				/* draws 1 is mainline: no word at all */
+				if (!v || tc_get_unsigned(&n, v) || n < 2 || n > CHOKE_MAX_DRAWS)
+					return fail(err, errlen, "\"draws\" needs a number from 2 "
+						    "to %d", CHOKE_MAX_DRAWS);
+				c->variant = CHOKE_VAR_DRAWS;
 				argc--, argv++;
+			} else if (!strcmp(w, "geometric")) {
+				n = 8;
+				/* an optional cap follows */
+				if (v && v[0] >= '0' && v[0] <= '9') {
+					if (tc_get_unsigned(&n, v) || n < 1 || n > CHOKE_MAX_DRAWS)
+						return fail(err, errlen, "the \"geometric\" cap must "
+							    "be 1 to %d", CHOKE_MAX_DRAWS);
+					argc--, argv++;
+				}
+				c->variant = CHOKE_VAR_GEOMETRIC;
+			} else {
+				c->variant = CHOKE_VAR_ADAPTIVE;
 			}
-			c->variant = CHOKE_VAR_GEOMETRIC;
 			c->draws = (uint8_t)n;
 		} else if (!opts->strict_tc && !strcmp(w, "protect")) {
 			uint32_t n = CHOKE_PROTECT_DEFAULT;
@@ -485,7 +516,7 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 			if (v && v[0] >= '0' && v[0] <= '9') {
 				if (tc_get_unsigned(&n, v) || n < CHOKE_PROTECT_MIN ||
 				    n > CHOKE_PROTECT_MAX || (n & (n - 1)))
-					return fail(errbuf, "the \"protect\" table size must "
+					return fail(err, errlen, "the \"protect\" table size must "
 						    "be a power of two from %d to %d",
 						    CHOKE_PROTECT_MIN, CHOKE_PROTECT_MAX);
 				argc--, argv++;
@@ -494,26 +525,22 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 		} else if (!opts->strict_tc && !strcmp(w, "bytes")) {
 			byte_mode = 1;
 		} else if (!strcmp(w, "help")) {
-			explain(errbuf);
+			explain(err, errlen);
 			return CHOKE_EINVAL;
 		} else {
-			return fail(errbuf, "What is \"%s\"?", w);
+			return fail(err, errlen, "What is \"%s\"?", w);
 		}
 		if (takes_value)
 			argc--, argv++;
 	}
 
 	if (!rate || !c->limit)
-		return fail(errbuf, "Required parameter (bandwidth, limit) is "
+		return fail(err, errlen, "Required parameter (bandwidth, limit) is "
 			    "missing%s", have_rate && !rate ?
 			    " (the bandwidth rounds to 0 bytes/s)" : "");
 
-	if (c->variant && kind != CHOKE_KIND_CHOKE)
-		return fail(errbuf, "draws, adaptive and geometric apply to choke only");
-	if (c->protect && kind != CHOKE_KIND_CHOKE)
-		return fail(errbuf, "protect applies to choke only");
 	if (c->protect && byte_mode)
-		return fail(errbuf, "protect counts packets: it does not combine "
+		return fail(err, errlen, "protect counts packets: it does not combine "
 			    "with bytes");
 
 	/* Sally Floyd's defaults, in tc's integer arithmetic (in byte mode as
@@ -526,12 +553,12 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 		burst = byte_mode ? (2 * c->qth_min + c->qth_max) / (3 * (avpkt ? avpkt : 1))
 			      : (2 * c->qth_min + c->qth_max) / 3;
 	if (c->qth_max > c->limit)
-		return fail(errbuf, "\"max\" is larger than \"limit\"");
+		return fail(err, errlen, "\"max\" is larger than \"limit\"");
 	if (c->qth_min >= c->qth_max)
-		return fail(errbuf, "\"min\" is not smaller than \"max\"");
+		return fail(err, errlen, "\"min\" is not smaller than \"max\"");
 	if (byte_mode) {
 		if (!avpkt)
-			return fail(errbuf, "byte mode needs a non-zero avpkt");
+			return fail(err, errlen, "byte mode needs a non-zero avpkt");
 		c->limit_bytes = c->limit;
 		c->avpkt = avpkt;
 		/* the ring holds at most one packet per 64 bytes of the limit */
@@ -544,7 +571,7 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 		qmax_b = c->qth_max * avpkt;
 	}
 
-	wlog = tc_red_eval_ewma(qmin_b, burst, avpkt, errbuf);
+	wlog = tc_red_eval_ewma(qmin_b, burst, avpkt, err, errlen);
 	if (wlog < 0)
 		return CHOKE_EINVAL;
 	if (wlog >= 10)
@@ -553,7 +580,7 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 
 	wlog = tc_red_eval_P(qmin_b, qmax_b, probability);
 	if (wlog < 0)
-		return fail(errbuf, "failed to calculate probability "
+		return fail(err, errlen, "failed to calculate probability "
 			    "(probability %g with max - min = %u packets)",
 			    probability, c->qth_max - c->qth_min);
 	c->Plog = (uint8_t)wlog;
@@ -561,7 +588,7 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 	wlog = choke_tc_idle_damping(c->Wlog, avpkt, rate, c->stab,
 				     &out->xmit_ticks);
 	if (wlog < 0)
-		return fail(errbuf, "failed to calculate idle damping table "
+		return fail(err, errlen, "failed to calculate idle damping table "
 			    "(bandwidth %llu bytes/s is too low for avpkt %u)",
 			    (unsigned long long)rate, avpkt);
 	c->Scell_log = (uint8_t)wlog;
@@ -569,12 +596,16 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 		c->flags |= CHOKE_FLAG_ECN;
 	if (harddrop)
 		c->flags |= CHOKE_FLAG_HARDDROP;
+	if (ared)
+		c->flags |= CHOKE_FLAG_ADAPTATIVE;
+	if (nodrop)
+		c->flags |= CHOKE_FLAG_NODROP;
 	c->max_P = cvt_u32(probability * pow(2, 32));
 
 	out->burst = burst;
 	out->avpkt = avpkt;
 	out->probability = probability;
-	out->rate_bytes = rate;
+	out->bandwidth_bytes_per_sec = rate;
 	out->max_p_effective = effective_max_p(c);
 	if (!c->max_P)
 		warn(out, "probability %g does not fit the kernel's 32-bit field: "
@@ -584,15 +615,80 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 		 1e-3 * fabs(probability))
 		warn(out, "probability %g is quantised to %g by the kernel's "
 		     "integer arithmetic", probability, out->max_p_effective);
+	if (ared)
+		warn(out, "adaptive (ARED): the flag is kept as tc sends it, but libchoke's "
+		     "red does not adapt max_P over time as Linux's sch_red does");
 	if (rate > 0xffffffffu)
 		warn(out, "bandwidth %llu bytes/s is above tc's 32-bit limit: "
 		     "stock tc refuses it", (unsigned long long)rate);
 
 kernel_check:
 	if (!opts->tc_only && choke_config_check(c, &why))
-		return fail(errbuf, "the kernel would reject this "
+		return fail(err, errlen, "the kernel would reject this "
 			    "configuration: %s", why);
 	return 0;
+}
+
+/* snprintf appended at *n (which counts what did not fit too) */
+__attribute__((format(printf, 4, 5)))
+static void append(char *buf, size_t len, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(buf + (*n < len ? *n : len), *n < len ? len - *n : 0, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		*n += (size_t)k;
+}
+
+/* The shortest %g that reads back as the same double. */
+static void exact_double(double d, char *out, size_t len)
+{
+	int prec;
+
+	for (prec = 6; prec < 17; prec++) {
+		snprintf(out, len, "%.*g", prec, d);
+		if (strtod(out, NULL) == d)
+			return;
+	}
+	snprintf(out, len, "%.17g", d);
+}
+
+int choke_params_words(const struct choke_params *p, char *buf, size_t len)
+{
+	const struct choke_config *c = &p->cfg;
+	size_t n = 0;
+	char prob[40];
+
+	if (len)
+		buf[0] = 0;
+	append(buf, len, &n, "%s limit %u", choke_kind_name(c->kind),
+	       c->limit_bytes ? c->limit_bytes : c->limit);
+	if (c->kind == CHOKE_KIND_FIFO)
+		return (int)n;
+	exact_double(p->probability, prob, sizeof(prob));
+	append(buf, len, &n, " min %u max %u burst %u avpkt %u bandwidth %lluBps probability %s",
+	       c->qth_min, c->qth_max, p->burst, p->avpkt,
+	       (unsigned long long)p->bandwidth_bytes_per_sec, prob);
+	if (c->flags & CHOKE_FLAG_ECN)
+		append(buf, len, &n, " ecn");
+	if (c->flags & CHOKE_FLAG_HARDDROP)
+		append(buf, len, &n, " harddrop");
+	if (c->flags & CHOKE_FLAG_ADAPTATIVE)
+		append(buf, len, &n, " adaptive"); /* red's ARED flag */
+	if (c->flags & CHOKE_FLAG_NODROP)
+		append(buf, len, &n, " nodrop");
+	if (c->variant == CHOKE_VAR_DRAWS || c->variant == CHOKE_VAR_GEOMETRIC)
+		append(buf, len, &n, " %s %u", choke_variant_name(c->variant), c->draws);
+	else if (c->variant == CHOKE_VAR_ADAPTIVE)
+		append(buf, len, &n, " adaptive");
+	if (c->protect)
+		append(buf, len, &n, " protect %u", c->protect);
+	if (c->limit_bytes)
+		append(buf, len, &n, " bytes");
+	return (int)n;
 }
 
 int choke_params_format(const struct choke_config *c, char *buf, size_t len)

@@ -21,12 +21,12 @@ static uint16_t fold(uint32_t sum)
 }
 
 /* The segment and the offset of its checksum field; 0 if not applicable. */
-static size_t segment(const uint8_t *f, size_t caplen, const struct pkt_info *info,
+static size_t segment(const uint8_t *f, size_t caplen, const struct choke_pkt_info *info,
 		      uint8_t proto, size_t *seglen, uint32_t *pseudo)
 {
 	size_t l3 = info->l3_off, l4 = info->l4_off, end, csum_at;
 
-	if (!info->ip_version || !l4 || (info->flags & (FLOW_F_FRAGMENT | FLOW_F_L4_TRUNC)))
+	if (!info->ip_version || !l4 || (info->flags & (CHOKE_FLOW_F_FRAGMENT | CHOKE_FLOW_F_L4_TRUNC)))
 		return 0;
 	if (proto == 6)
 		csum_at = 16;
@@ -52,7 +52,7 @@ static size_t segment(const uint8_t *f, size_t caplen, const struct pkt_info *in
 	return l4 + csum_at;
 }
 
-bool pkt_l4_checksum_fill(uint8_t *frame, size_t caplen, const struct pkt_info *info,
+bool choke_pkt_l4_checksum_fill(uint8_t *frame, size_t caplen, const struct choke_pkt_info *info,
 			  uint8_t proto)
 {
 	size_t seglen = 0;
@@ -71,8 +71,8 @@ bool pkt_l4_checksum_fill(uint8_t *frame, size_t caplen, const struct pkt_info *
 	return true;
 }
 
-bool pkt_l4_checksum_ok(const uint8_t *frame, size_t caplen,
-			const struct pkt_info *info, uint8_t proto)
+bool choke_pkt_l4_checksum_ok(const uint8_t *frame, size_t caplen,
+			const struct choke_pkt_info *info, uint8_t proto)
 {
 	size_t seglen = 0;
 	uint32_t pseudo = 0;

@@ -2,14 +2,14 @@
 /* ECN: reading the field and setting CE, as the kernel's INET_ECN_set_ce(). */
 #include "choke/pkt.h"
 
-_Static_assert(sizeof(struct flow_key) == 40, "flow_key must have no padding");
+_Static_assert(sizeof(struct choke_flow_key) == 40, "flow_key must have no padding");
 
-bool pkt_ecn_capable(const struct pkt_info *info)
+bool choke_pkt_ecn_capable(const struct choke_pkt_info *info)
 {
-	return info->ip_version && info->ecn != PKT_ECN_NOT_ECT;
+	return info->ip_version && info->ecn != CHOKE_ECN_NOT_ECT;
 }
 
-uint16_t pkt_ipv4_checksum(const uint8_t *hdr, size_t len)
+uint16_t choke_pkt_ipv4_checksum(const uint8_t *hdr, size_t len)
 {
 	uint32_t sum = 0;
 	size_t i;
@@ -37,13 +37,13 @@ static uint16_t csum_replace16(uint16_t hc, uint16_t m, uint16_t m_new)
 	return (uint16_t)~sum;
 }
 
-bool pkt_ecn_set_ce(uint8_t *frame, size_t caplen, struct pkt_info *info)
+bool choke_pkt_ecn_set_ce(uint8_t *frame, size_t caplen, struct choke_pkt_info *info)
 {
 	size_t off = info->l3_off;
 
-	if (!info->ip_version || info->ecn == PKT_ECN_NOT_ECT)
+	if (!info->ip_version || info->ecn == CHOKE_ECN_NOT_ECT)
 		return false;
-	if (info->ecn == PKT_ECN_CE)
+	if (info->ecn == CHOKE_ECN_CE)
 		return true;
 	if (info->ip_version == 4) {
 		uint8_t *h = frame + off;
@@ -52,18 +52,18 @@ bool pkt_ecn_set_ce(uint8_t *frame, size_t caplen, struct pkt_info *info)
 		if (off > caplen || caplen - off < 20)
 			return false;
 		old = (uint16_t)((h[0] << 8) | h[1]);
-		new_word = (uint16_t)(old | PKT_ECN_CE);
+		new_word = (uint16_t)(old | CHOKE_ECN_CE);
 		hc = (uint16_t)((h[10] << 8) | h[11]);
 		hc = csum_replace16(hc, old, new_word);
-		h[1] |= PKT_ECN_CE;
+		h[1] |= CHOKE_ECN_CE;
 		h[10] = (uint8_t)(hc >> 8);
 		h[11] = (uint8_t)hc;
 	} else {
 		if (off > caplen || caplen - off < 2)
 			return false;
 		/* traffic class straddles bytes 0 and 1; ECN is bits 4-5 of byte 1 */
-		frame[off + 1] |= (uint8_t)(PKT_ECN_CE << 4);
+		frame[off + 1] |= (uint8_t)(CHOKE_ECN_CE << 4);
 	}
-	info->ecn = PKT_ECN_CE;
+	info->ecn = CHOKE_ECN_CE;
 	return true;
 }

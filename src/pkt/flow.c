@@ -31,37 +31,37 @@ static inline uint16_t be16(const uint8_t *p)
 
 /* Fixed-size copies and clears: the compiler turns __builtin_memcpy of a
  * constant size into plain moves (no library call, kernel-safe). */
-static inline void key_clear(struct flow_key *k)
+static inline void key_clear(struct choke_flow_key *k)
 {
-	static const struct flow_key zero;
+	static const struct choke_flow_key zero;
 
 	__builtin_memcpy(k, &zero, sizeof(*k));
 }
 
-static inline void info_clear(struct pkt_info *i)
+static inline void info_clear(struct choke_pkt_info *i)
 {
-	static const struct pkt_info zero;
+	static const struct choke_pkt_info zero;
 
 	*i = zero;
 }
 
-bool pkt_linktype_supported(int linktype)
+bool choke_pkt_linktype_supported(int linktype)
 {
 	switch (linktype) {
-	case PKT_LINK_ETHERNET:
-	case PKT_LINK_RAW:
-	case PKT_LINK_LINUX_SLL:
-	case PKT_LINK_IPV4:
-	case PKT_LINK_IPV6:
-	case PKT_LINK_LINUX_SLL2:
+	case CHOKE_LINK_ETHERNET:
+	case CHOKE_LINK_RAW:
+	case CHOKE_LINK_LINUX_SLL:
+	case CHOKE_LINK_IPV4:
+	case CHOKE_LINK_IPV6:
+	case CHOKE_LINK_LINUX_SLL2:
 		return true;
 	}
 	return false;
 }
 
 /* Transport ports (or the ICMP echo identifier) at l4, bounded by c. */
-static void parse_l4(const struct cursor *c, size_t l4, struct flow_key *k,
-		     struct pkt_info *info, int ipv6)
+static void parse_l4(const struct cursor *c, size_t l4, struct choke_flow_key *k,
+		     struct choke_pkt_info *info, int ipv6)
 {
 	info->l4_off = (uint32_t)l4;
 	switch (k->proto) {
@@ -71,7 +71,7 @@ static void parse_l4(const struct cursor *c, size_t l4, struct flow_key *k,
 	case 132: /* SCTP */
 	case 136: /* UDP-Lite */
 		if (!need(c, l4, 4)) {
-			info->flags |= FLOW_F_L4_TRUNC;
+			info->flags |= CHOKE_FLOW_F_L4_TRUNC;
 			return;
 		}
 		k->sport = be16(c->p + l4);
@@ -82,14 +82,14 @@ static void parse_l4(const struct cursor *c, size_t l4, struct flow_key *k,
 		if ((k->proto == 58) != (ipv6 != 0))
 			return; /* ICMP inside IPv6 or ICMPv6 inside IPv4 */
 		if (!need(c, l4, 1)) {
-			info->flags |= FLOW_F_L4_TRUNC;
+			info->flags |= CHOKE_FLOW_F_L4_TRUNC;
 			return;
 		}
 		/* echo request/reply: the identifier tells pings apart */
 		if ((!ipv6 && (c->p[l4] == 8 || c->p[l4] == 0)) ||
 		    (ipv6 && (c->p[l4] == 128 || c->p[l4] == 129))) {
 			if (!need(c, l4, 8)) {
-				info->flags |= FLOW_F_L4_TRUNC;
+				info->flags |= CHOKE_FLOW_F_L4_TRUNC;
 				return;
 			}
 			k->sport = be16(c->p + l4 + 4);
@@ -98,18 +98,18 @@ static void parse_l4(const struct cursor *c, size_t l4, struct flow_key *k,
 	}
 }
 
-static int malformed(struct flow_key *k)
+static int malformed(struct choke_flow_key *k)
 {
 	uint16_t et = k->ethertype;
 
 	key_clear(k);
 	k->ethertype = et;
-	k->kind = FLOW_KIND_MALFORMED;
-	return FLOW_KIND_MALFORMED;
+	k->kind = CHOKE_FLOW_KIND_MALFORMED;
+	return CHOKE_FLOW_KIND_MALFORMED;
 }
 
-static int parse_ipv4(struct cursor c, size_t off, struct flow_key *k,
-		      struct pkt_info *info)
+static int parse_ipv4(struct cursor c, size_t off, struct choke_flow_key *k,
+		      struct choke_pkt_info *info)
 {
 	const uint8_t *h;
 	size_t ihl, tot;
@@ -127,7 +127,7 @@ static int parse_ipv4(struct cursor c, size_t off, struct flow_key *k,
 	/* the datagram ends at its total length (link padding follows) */
 	if (off + tot < c.end)
 		c.end = off + tot;
-	k->kind = FLOW_KIND_IPV4;
+	k->kind = CHOKE_FLOW_KIND_IPV4;
 	k->proto = h[9];
 	__builtin_memcpy(k->src, h + 12, 4);
 	__builtin_memcpy(k->dst, h + 16, 4);
@@ -136,22 +136,22 @@ static int parse_ipv4(struct cursor c, size_t off, struct flow_key *k,
 	info->ecn = h[1] & 3;
 	frag = be16(h + 6);
 	if (frag & 0x3fff) {
-		info->flags |= FLOW_F_FRAGMENT;
+		info->flags |= CHOKE_FLOW_F_FRAGMENT;
 		if (frag & 0x1fff) {
-			info->flags |= FLOW_F_LATER_FRAG;
-			return FLOW_KIND_IPV4;
+			info->flags |= CHOKE_FLOW_F_LATER_FRAG;
+			return CHOKE_FLOW_KIND_IPV4;
 		}
 	}
 	if (!need(&c, off, ihl)) {
-		info->flags |= FLOW_F_L4_TRUNC;
-		return FLOW_KIND_IPV4;
+		info->flags |= CHOKE_FLOW_F_L4_TRUNC;
+		return CHOKE_FLOW_KIND_IPV4;
 	}
 	parse_l4(&c, off + ihl, k, info, 0);
-	return FLOW_KIND_IPV4;
+	return CHOKE_FLOW_KIND_IPV4;
 }
 
-static int parse_ipv6(struct cursor c, size_t off, struct flow_key *k,
-		      struct pkt_info *info)
+static int parse_ipv6(struct cursor c, size_t off, struct choke_flow_key *k,
+		      struct choke_pkt_info *info)
 {
 	const uint8_t *h;
 	size_t pos, plen;
@@ -166,7 +166,7 @@ static int parse_ipv6(struct cursor c, size_t off, struct flow_key *k,
 	plen = be16(h + 4);
 	if (plen && off + 40 + plen < c.end) /* 0: jumbogram, use the capture */
 		c.end = off + 40 + plen;
-	k->kind = FLOW_KIND_IPV6;
+	k->kind = CHOKE_FLOW_KIND_IPV6;
 	__builtin_memcpy(k->src, h + 8, 16);
 	__builtin_memcpy(k->dst, h + 24, 16);
 	info->ip_version = 6;
@@ -196,43 +196,43 @@ static int parse_ipv6(struct cursor c, size_t off, struct flow_key *k,
 		case 44: /* fragment */
 			if (!need(&c, pos, 8))
 				goto truncated;
-			info->flags |= FLOW_F_FRAGMENT;
+			info->flags |= CHOKE_FLOW_F_FRAGMENT;
 			if (be16(c.p + pos + 2) & 0xfff8) {
 				k->proto = c.p[pos];
-				info->flags |= FLOW_F_LATER_FRAG;
-				return FLOW_KIND_IPV6;
+				info->flags |= CHOKE_FLOW_F_LATER_FRAG;
+				return CHOKE_FLOW_KIND_IPV6;
 			}
 			len = 8;
 			break;
 		default:
 			k->proto = nh;
 			parse_l4(&c, pos, k, info, 1);
-			return FLOW_KIND_IPV6;
+			return CHOKE_FLOW_KIND_IPV6;
 		}
 		if (n >= MAX_IPV6_EXT) {
 			k->proto = nh;
-			info->flags |= FLOW_F_EXT_LIMIT;
-			return FLOW_KIND_IPV6;
+			info->flags |= CHOKE_FLOW_F_EXT_LIMIT;
+			return CHOKE_FLOW_KIND_IPV6;
 		}
 		nh = c.p[pos];
 		pos += len;
 	}
 truncated:
 	k->proto = nh;
-	info->flags |= FLOW_F_L4_TRUNC;
-	return FLOW_KIND_IPV6;
+	info->flags |= CHOKE_FLOW_F_L4_TRUNC;
+	return CHOKE_FLOW_KIND_IPV6;
 }
 
 /* From an ethertype at off on. */
 static int parse_ethertype(struct cursor c, size_t off, uint16_t et,
-			   struct flow_key *k, struct pkt_info *info)
+			   struct choke_flow_key *k, struct choke_pkt_info *info)
 {
 	while ((et == ETH_P_8021Q || et == ETH_P_8021AD || et == ETH_P_QINQ1) &&
 	       info->vlan_tags < MAX_VLAN_TAGS) {
 		if (!need(&c, off, 4)) {
 			k->ethertype = et;
-			k->kind = FLOW_KIND_TRUNCATED;
-			return FLOW_KIND_TRUNCATED;
+			k->kind = CHOKE_FLOW_KIND_TRUNCATED;
+			return CHOKE_FLOW_KIND_TRUNCATED;
 		}
 		et = be16(c.p + off + 2);
 		off += 4;
@@ -243,14 +243,14 @@ static int parse_ethertype(struct cursor c, size_t off, uint16_t et,
 		return parse_ipv4(c, off, k, info);
 	if (et == ETH_P_IPV6)
 		return parse_ipv6(c, off, k, info);
-	k->kind = FLOW_KIND_NONIP;
-	return FLOW_KIND_NONIP;
+	k->kind = CHOKE_FLOW_KIND_NONIP;
+	return CHOKE_FLOW_KIND_NONIP;
 }
 
-int flow_key_from_frame(const uint8_t *frame, size_t caplen, int linktype,
-			struct flow_key *key, struct pkt_info *info)
+int choke_flow_key_from_frame(const uint8_t *frame, size_t caplen, int linktype,
+			struct choke_flow_key *key, struct choke_pkt_info *info)
 {
-	struct pkt_info dummy;
+	struct choke_pkt_info dummy;
 	struct cursor c = { frame, caplen };
 
 	if (!info)
@@ -260,49 +260,49 @@ int flow_key_from_frame(const uint8_t *frame, size_t caplen, int linktype,
 	if (!frame)
 		c.end = 0;
 	switch (linktype) {
-	case PKT_LINK_ETHERNET: {
+	case CHOKE_LINK_ETHERNET: {
 		uint16_t et;
 
 		if (!need(&c, 0, 14)) {
-			key->kind = FLOW_KIND_TRUNCATED;
-			return FLOW_KIND_TRUNCATED;
+			key->kind = CHOKE_FLOW_KIND_TRUNCATED;
+			return CHOKE_FLOW_KIND_TRUNCATED;
 		}
 		et = be16(frame + 12);
 		if (et < 0x0600) { /* an 802.3 length: LLC/SNAP, not Ethernet II */
-			key->kind = FLOW_KIND_NONIP;
-			return FLOW_KIND_NONIP;
+			key->kind = CHOKE_FLOW_KIND_NONIP;
+			return CHOKE_FLOW_KIND_NONIP;
 		}
 		return parse_ethertype(c, 14, et, key, info);
 	}
-	case PKT_LINK_LINUX_SLL:
+	case CHOKE_LINK_LINUX_SLL:
 		if (!need(&c, 0, 16)) {
-			key->kind = FLOW_KIND_TRUNCATED;
-			return FLOW_KIND_TRUNCATED;
+			key->kind = CHOKE_FLOW_KIND_TRUNCATED;
+			return CHOKE_FLOW_KIND_TRUNCATED;
 		}
 		return parse_ethertype(c, 16, be16(frame + 14), key, info);
-	case PKT_LINK_LINUX_SLL2:
+	case CHOKE_LINK_LINUX_SLL2:
 		if (!need(&c, 0, 20)) {
-			key->kind = FLOW_KIND_TRUNCATED;
-			return FLOW_KIND_TRUNCATED;
+			key->kind = CHOKE_FLOW_KIND_TRUNCATED;
+			return CHOKE_FLOW_KIND_TRUNCATED;
 		}
 		return parse_ethertype(c, 20, be16(frame), key, info);
-	case PKT_LINK_RAW:
-	case PKT_LINK_IPV4:
-	case PKT_LINK_IPV6: {
+	case CHOKE_LINK_RAW:
+	case CHOKE_LINK_IPV4:
+	case CHOKE_LINK_IPV6: {
 		int v = need(&c, 0, 1) ? frame[0] >> 4 : 0;
 
-		if ((linktype == PKT_LINK_IPV4 && v != 4) ||
-		    (linktype == PKT_LINK_IPV6 && v != 6) || (v != 4 && v != 6)) {
-			key->kind = FLOW_KIND_MALFORMED;
-			return FLOW_KIND_MALFORMED;
+		if ((linktype == CHOKE_LINK_IPV4 && v != 4) ||
+		    (linktype == CHOKE_LINK_IPV6 && v != 6) || (v != 4 && v != 6)) {
+			key->kind = CHOKE_FLOW_KIND_MALFORMED;
+			return CHOKE_FLOW_KIND_MALFORMED;
 		}
 		key->ethertype = v == 4 ? ETH_P_IP : ETH_P_IPV6;
 		return v == 4 ? parse_ipv4(c, 0, key, info) : parse_ipv6(c, 0, key, info);
 	}
 	}
 	/* unknown link type: one flow for all its frames */
-	key->kind = FLOW_KIND_NONIP;
-	return FLOW_KIND_NONIP;
+	key->kind = CHOKE_FLOW_KIND_NONIP;
+	return CHOKE_FLOW_KIND_NONIP;
 }
 
 static inline uint64_t load64(const uint8_t *p)
@@ -313,7 +313,7 @@ static inline uint64_t load64(const uint8_t *p)
 	return v;
 }
 
-bool flow_key_equal(const struct flow_key *a, const struct flow_key *b)
+bool choke_flow_key_equal(const struct choke_flow_key *a, const struct choke_flow_key *b)
 {
 	const uint8_t *x = (const uint8_t *)a, *y = (const uint8_t *)b;
 	uint64_t diff = 0;
@@ -334,7 +334,7 @@ static inline uint64_t mum(uint64_t a, uint64_t b)
 	return (uint64_t)r ^ (uint64_t)(r >> 64);
 }
 
-uint32_t flow_key_hash(const struct flow_key *k, uint64_t seed)
+uint32_t choke_flow_key_hash(const struct choke_flow_key *k, uint64_t seed)
 {
 	const uint8_t *b = (const uint8_t *)k;
 	uint64_t h = seed ^ 0xa0761d6478bd642full;

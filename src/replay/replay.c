@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "choke/params.h"
+
 /* ---- flows: key -> index, open addressing ---- */
 
 struct flowtab {
@@ -39,7 +41,7 @@ static int flowtab_grow(struct flowtab *t)
 	if (!ns)
 		return -1;
 	for (i = 0; i < t->n; i++) {
-		uint32_t h = flow_key_hash(&t->flows[i].key, t->seed) & nmask;
+		uint32_t h = choke_flow_key_hash(&t->flows[i].key, t->seed) & nmask;
 
 		while (ns[h])
 			h = (h + 1) & nmask;
@@ -52,16 +54,16 @@ static int flowtab_grow(struct flowtab *t)
 }
 
 /* the index of key, added if new; UINT32_MAX when out of memory */
-static uint32_t flowtab_get(struct flowtab *t, const struct flow_key *key)
+static uint32_t flowtab_get(struct flowtab *t, const struct choke_flow_key *key)
 {
-	uint32_t h = flow_key_hash(key, t->seed) & t->mask;
+	uint32_t h = choke_flow_key_hash(key, t->seed) & t->mask;
 
 	for (;;) {
 		uint32_t s = t->slot[h];
 
 		if (!s)
 			break;
-		if (flow_key_equal(&t->flows[s - 1].key, key))
+		if (choke_flow_key_equal(&t->flows[s - 1].key, key))
 			return s - 1;
 		h = (h + 1) & t->mask;
 	}
@@ -102,6 +104,16 @@ static void hist_add(struct replay_hist *h, uint64_t v)
 		sub = v;
 	}
 	h->count[maj][sub]++;
+}
+
+uint64_t replay_flow_drops(const struct replay_flow *f)
+{
+	uint64_t n = f->drop_match_victim;
+	int o;
+
+	for (o = 0; o < CHOKE_NOUTCOMES; o++)
+		n += f->drop[o];
+	return n;
 }
 
 double replay_hist_quantile(const struct replay_hist *h, double q)
@@ -189,20 +201,20 @@ const char *replay_proto_name(uint8_t proto, char *buf, size_t len)
 	return buf;
 }
 
-const char *replay_flow_proto(const struct flow_key *k, char *buf, size_t len)
+const char *replay_flow_proto(const struct choke_flow_key *k, char *buf, size_t len)
 {
-	if (k->kind != FLOW_KIND_IPV4 && k->kind != FLOW_KIND_IPV6)
+	if (k->kind != CHOKE_FLOW_KIND_IPV4 && k->kind != CHOKE_FLOW_KIND_IPV6)
 		return "-";
 	return replay_proto_name(k->proto, buf, len);
 }
 
-void replay_addr(const struct flow_key *k, int dst, char *buf, size_t len)
+void replay_addr(const struct choke_flow_key *k, int dst, char *buf, size_t len)
 {
 	const uint8_t *a = dst ? k->dst : k->src;
 
-	if (k->kind == FLOW_KIND_IPV4)
+	if (k->kind == CHOKE_FLOW_KIND_IPV4)
 		inet_ntop(AF_INET, a, buf, (socklen_t)len);
-	else if (k->kind == FLOW_KIND_IPV6)
+	else if (k->kind == CHOKE_FLOW_KIND_IPV6)
 		inet_ntop(AF_INET6, a, buf, (socklen_t)len);
 	else
 		snprintf(buf, len, "-");
@@ -214,7 +226,7 @@ struct rpkt {
 	uint32_t flow, wire_len, caplen;
 	uint64_t t_arrival;
 	uint8_t *data; /* with --write */
-	struct pkt_info info;
+	struct choke_pkt_info info;
 	struct rpkt *next;
 };
 
@@ -259,13 +271,6 @@ static void advance(struct run *r, uint64_t t)
 	}
 }
 
-static uint64_t tx_ns(uint64_t rate_bps, uint32_t bytes)
-{
-	__uint128_t num = (__uint128_t)bytes * 8u * 1000000000u;
-
-	return (uint64_t)((num + rate_bps - 1) / rate_bps);
-}
-
 static void start_next(struct run *r, uint64_t t)
 {
 	uint32_t len;
@@ -276,7 +281,7 @@ static void start_next(struct run *r, uint64_t t)
 	if (!p)
 		return;
 	r->link.on = p;
-	r->link.free_at = t + tx_ns(r->o->rate_bps, p->wire_len);
+	r->link.free_at = t + choke_tx_ns(p->wire_len, r->o->rate_bps);
 }
 
 static void finish_tx(struct run *r)
@@ -330,26 +335,26 @@ static int map_linktype(int dlt)
 {
 	switch (dlt) {
 	case DLT_EN10MB:
-		return PKT_LINK_ETHERNET;
+		return CHOKE_LINK_ETHERNET;
 	case DLT_RAW:
 #if defined(DLT_RAW) && DLT_RAW != 14
 	case 14: /* DLT_RAW on some BSDs */
 #endif
 	case 101:
-		return PKT_LINK_RAW;
+		return CHOKE_LINK_RAW;
 	case DLT_LINUX_SLL:
-		return PKT_LINK_LINUX_SLL;
+		return CHOKE_LINK_LINUX_SLL;
 #ifdef DLT_LINUX_SLL2
 	case DLT_LINUX_SLL2:
-		return PKT_LINK_LINUX_SLL2;
+		return CHOKE_LINK_LINUX_SLL2;
 #endif
 #ifdef DLT_IPV4
 	case DLT_IPV4:
-		return PKT_LINK_IPV4;
+		return CHOKE_LINK_IPV4;
 #endif
 #ifdef DLT_IPV6
 	case DLT_IPV6:
-		return PKT_LINK_IPV6;
+		return CHOKE_LINK_IPV6;
 #endif
 	}
 	return -1;
@@ -359,16 +364,16 @@ static int one_packet(struct run *r, const struct pcap_pkthdr *h,
 		      const u_char *data, uint64_t t, int lt)
 {
 	struct replay_result *res = r->res;
-	struct flow_key key;
+	struct choke_flow_key key;
 	struct rpkt *p = r->free_list;
 	struct replay_flow *f;
 	struct choke_verdict v;
+	enum choke_outcome out;
 	uint32_t fi, i;
-	int out;
 
 	if (!p)
 		return fail(r, -ENOMEM, "packet pool exhausted");
-	flow_key_from_frame(data, h->caplen, lt, &key, &p->info);
+	choke_flow_key_from_frame(data, h->caplen, lt, &key, &p->info);
 	fi = flowtab_get(&r->ft, &key);
 	if (fi == UINT32_MAX)
 		return fail(r, -ENOMEM, "out of memory");
@@ -390,35 +395,23 @@ static int one_packet(struct run *r, const struct pcap_pkthdr *h,
 	link_until(r, t);
 	advance(r, t);
 	out = choke_enqueue(&r->q, p, h->len, fi,
-			    pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, t, &v);
+			    choke_pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, t, &v);
 	for (i = 0; i < v.nvictims; i++) {
 		struct rpkt *vp = (struct rpkt *)v.victim[i];
 
 		r->ft.flows[vp->flow].drop_match_victim++;
 		pkt_free(r, vp);
 	}
-	switch (out) {
-	case CHOKE_QUEUED_MARKED:
+	choke_hh_add_verdict(res->hh, fi, out, &v, NULL);
+	if (choke_outcome_is_marked(out)) {
 		f->marked_pkts++;
 		if (p->data)
-			pkt_ecn_set_ce(p->data, p->caplen, &p->info);
-		break;
-	case CHOKE_DROP_MATCH:
-		f->drop_match_arrival++;
-		choke_hh_add(res->hh, fi, 1 + v.nvictims, NULL);
-		break;
-	case CHOKE_DROP_FORCED:
-		f->drop_forced++;
-		break;
-	case CHOKE_DROP_EARLY:
-		f->drop_early++;
-		break;
-	case CHOKE_DROP_LIMIT:
-		f->drop_limit++;
-		break;
+			choke_pkt_ecn_set_ce(p->data, p->caplen, &p->info);
 	}
-	if (out >= CHOKE_DROP_MATCH)
+	if (choke_outcome_is_drop(out)) {
+		f->drop[out]++;
 		pkt_free(r, p);
+	}
 	if (!r->link.on)
 		start_next(r, t);
 	if (choke_qlen(&r->q) > res->max_qlen)
@@ -676,7 +669,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	lt = map_linktype(pcap_datalink(pc));
 	res->linktype = pcap_datalink(pc);
 	res->snaplen = pcap_snapshot(pc);
-	if (lt < 0 || !pkt_linktype_supported(lt)) {
+	if (lt < 0 || !choke_pkt_linktype_supported(lt)) {
 		const char *name = pcap_datalink_val_to_name(pcap_datalink(pc));
 
 		fail(&r, -ENOTSUP, "%s: link type %d (%s) is not supported (Ethernet, raw IP, "
@@ -785,8 +778,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 		res->delivered_pkts += f->delivered_pkts;
 		res->delivered_bytes += f->delivered_bytes;
 		res->marked_pkts += f->marked_pkts;
-		res->dropped_pkts += f->drop_early + f->drop_forced + f->drop_limit +
-				     f->drop_match_arrival + f->drop_match_victim;
+		res->dropped_pkts += replay_flow_drops(f);
 	}
 	if (last > 0 || t > 0) {
 		double span = (double)(t > last ? t : last);

@@ -40,13 +40,18 @@ struct replay_opts {
 };
 
 struct replay_flow {
-	struct flow_key key;
+	struct choke_flow_key key;
 	uint64_t offered_pkts, offered_bytes;
 	uint64_t delivered_pkts, delivered_bytes;
 	uint64_t marked_pkts;
-	uint64_t drop_early, drop_forced, drop_limit, drop_match_arrival,
-		drop_match_victim;
+	/* arrivals dropped, by outcome (the CHOKE_DROP_* entries; a match's
+	 * arrival is drop[CHOKE_DROP_MATCH]) */
+	uint64_t drop[CHOKE_NOUTCOMES];
+	uint64_t drop_match_victim; /* queued packets of the flow a match dropped */
 };
+
+/* Every packet of the flow dropped: arrivals, for every reason, and victims. */
+uint64_t replay_flow_drops(const struct replay_flow *f);
 
 /* A log-linear histogram of delays: 1% resolution, bounded memory. */
 #define REPLAY_HIST_SUB 128
@@ -95,7 +100,7 @@ struct replay_result {
  * link type, -EBADMSG a record refused with strict, -EINTR stopped,
  * -ENOMEM, -EIO writing. On error nothing in *res is valid.
  */
-int replay_run(const struct replay_opts *o, struct replay_result *res, char *err,
+CHOKE_MUST_CHECK int replay_run(const struct replay_opts *o, struct replay_result *res, char *err,
 	       size_t errlen);
 void replay_result_free(struct replay_result *res);
 
@@ -109,8 +114,8 @@ double replay_hist_quantile(const struct replay_hist *h, double q);
 const char *replay_proto_name(uint8_t proto, char *buf, size_t len);
 /* A flow's protocol: its name for IPv4 and IPv6 flows, "-" for the others
  * (non-IP, malformed, truncated: they have none). */
-const char *replay_flow_proto(const struct flow_key *k, char *buf, size_t len);
+const char *replay_flow_proto(const struct choke_flow_key *k, char *buf, size_t len);
 /* The addresses of a key as text (IPv4 dotted, IPv6 RFC 5952). */
-void replay_addr(const struct flow_key *k, int dst, char *buf, size_t len);
+void replay_addr(const struct choke_flow_key *k, int dst, char *buf, size_t len);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "choke/params.h"
 #include "heap.h"
 #include "rng.h"
 
@@ -162,14 +163,6 @@ static uint32_t pipe_take(struct sim *s, struct sim_pipe *p, uint32_t ref)
 	return i;
 }
 
-/* ns to send len bytes at bps, rounded up */
-static uint64_t tx_ns(uint32_t len, uint64_t bps)
-{
-	unsigned __int128 bits = (unsigned __int128)len * 8u * 1000000000u;
-
-	return (uint64_t)((bits + bps - 1) / bps);
-}
-
 /* ---- packet records ---- */
 
 static uint32_t pkt_alloc(struct sim *s)
@@ -260,18 +253,27 @@ static void btl_start_next(struct sim *s)
 		}
 	}
 	push(s, s->now + (len == s->cfg->pkt_size ? s->tx_data
-						  : tx_ns(len, s->cfg->btl_bps)),
+						  : choke_tx_ns(len, s->cfg->btl_bps)),
 	     EV(EV_TXDONE, 0));
 }
+
+/* The simulator's reason for each outcome that drops the arrival. */
+static const uint8_t sim_drop_of[CHOKE_NOUTCOMES] = {
+	[CHOKE_DROP_MATCH] = SIM_DROP_MATCH,
+	[CHOKE_DROP_FORCED] = SIM_DROP_FORCED,
+	[CHOKE_DROP_EARLY] = SIM_DROP_EARLY,
+	[CHOKE_DROP_LIMIT] = SIM_DROP_LIMIT,
+	[CHOKE_DROP_PROTECT] = SIM_DROP_LIMIT, /* not yet a reason of its own */
+};
 
 static void btl_arrive(struct sim *s, uint32_t i)
 {
 	struct sim_pkt *k = &s->pkt[i];
 	struct sim_flow *f = &s->fl[k->flow];
 	struct choke_verdict v;
+	enum choke_outcome r;
 	unsigned pf;
 	uint32_t j;
-	int r;
 
 	if (s->cfg->arrival_hook &&
 	    s->cfg->arrival_hook(s->cfg->hook_ctx, s->now, k->flow, k->seq, k->flags)) {
@@ -283,8 +285,8 @@ static void btl_arrive(struct sim *s, uint32_t i)
 	pf = (k->flags & TCP_F_ECT) ? CHOKE_PKT_ECN_CAPABLE : 0;
 	k->t_enq = s->now;
 	r = choke_enqueue(&s->q, pkt_ref(i), k->len, k->flow, pf, s->now, &v);
-	if (r == CHOKE_DROP_MATCH && s->measuring)
-		choke_hh_add(&s->hh, k->flow, 1 + v.nvictims, NULL);
+	if (s->measuring)
+		choke_hh_add_verdict(&s->hh, k->flow, r, &v, NULL);
 	for (j = 0; j < v.nvictims; j++) {
 		uint32_t vi = pkt_idx(v.victim[j]);
 		uint32_t vf = s->pkt[vi].flow;
@@ -294,23 +296,17 @@ static void btl_arrive(struct sim *s, uint32_t i)
 		count_drop(s, vf, SIM_DROP_VICTIM);
 		pkt_free(s, vi);
 	}
-	switch (r) {
-	case CHOKE_QUEUED_MARKED:
-		k->flags |= TCP_F_CE;
-		if (s->measuring)
-			f->r.marks++;
-		/* fall through */
-	case CHOKE_QUEUED:
+	if (choke_outcome_is_drop(r)) {
+		count_drop(s, k->flow, sim_drop_of[r]);
+		pkt_free(s, i);
+	} else {
+		if (choke_outcome_is_marked(r)) {
+			k->flags |= TCP_F_CE;
+			if (s->measuring)
+				f->r.marks++;
+		}
 		if (f->cls == SIM_UDP)
 			s->udp_queued++;
-		break;
-	default:
-		count_drop(s, k->flow, r == CHOKE_DROP_MATCH    ? SIM_DROP_MATCH
-				       : r == CHOKE_DROP_FORCED ? SIM_DROP_FORCED
-				       : r == CHOKE_DROP_EARLY  ? SIM_DROP_EARLY
-								: SIM_DROP_LIMIT);
-		pkt_free(s, i);
-		break;
 	}
 	if (!s->busy)
 		btl_start_next(s);
@@ -590,11 +586,10 @@ static int setup(struct sim *s, const struct sim_config *c)
 		return -1;
 	}
 	if (choke_init(&s->q, &c->qcfg, s->ring, rb)) {
-		const char *why = "?";
 		char m[200];
 
-		choke_config_check(&c->qcfg, &why);
-		snprintf(m, sizeof(m), "invalid queue configuration: %s", why);
+		snprintf(m, sizeof(m), "invalid queue configuration: %s",
+			 choke_config_reason_text(choke_config_validate(&c->qcfg)));
 		fail(s, m);
 		return -1;
 	}
@@ -602,8 +597,8 @@ static int setup(struct sim *s, const struct sim_config *c)
 	sim_rng_seed(&s->rng, c->seed, 1);
 	s->free_pkt = UINT32_MAX;
 	pipe_init(&s->prop);
-	s->tx_data = tx_ns(c->pkt_size, c->btl_bps);
-	s->tx_ack = tx_ns(c->ack_size, c->btl_bps);
+	s->tx_data = choke_tx_ns(c->pkt_size, c->btl_bps);
+	s->tx_ack = choke_tx_ns(c->ack_size, c->btl_bps);
 	for (i = 0; i < c->nflows; i++) {
 		struct sim_flow *f = &s->fl[i];
 		const struct sim_flow_cfg *fc = &c->flows[i];
@@ -617,9 +612,9 @@ static int setup(struct sim *s, const struct sim_config *c)
 			fail(s, "a flow has no access link rate");
 			return -1;
 		}
-		f->access_tx = tx_ns(c->pkt_size, fc->access_bps);
+		f->access_tx = choke_tx_ns(c->pkt_size, fc->access_bps);
 		f->rev_delay = c->btl_delay_ns + fc->access_delay_ns + s->tx_ack +
-			       tx_ns(c->ack_size, fc->access_bps);
+			       choke_tx_ns(c->ack_size, fc->access_bps);
 		f->r.base_rtt_ns = f->access_tx + fc->access_delay_ns + s->tx_data +
 				   c->btl_delay_ns + f->rev_delay;
 		if (fc->cls == SIM_TCP) {

@@ -274,7 +274,13 @@ static void run_json(FILE *f, const struct sim_run *r, int speed, int with_flows
 	tcp_totals(res, &t);
 	fprintf(f, "{\"scenario\":");
 	json_string(f, s->name);
-	fprintf(f, ",\"discipline\":\"%s\",\"qdisc\":\"%s\",\"queue\":", s->qdisc, s->qdisc);
+	/* the discipline's line is "params", as in replay's and the bridge's
+	 * JSON ("queue" is the queue's statistics, below) */
+	fprintf(f, ",\"discipline\":");
+	json_string(f, s->qdisc);
+	fprintf(f, ",\"qdisc\":");
+	json_string(f, s->qdisc);
+	fprintf(f, ",\"params\":");
 	json_string(f, s->qline);
 	fprintf(f, ",\"seed\":%llu,\"duration_s\":", (unsigned long long)c->seed);
 	jnum(f, (double)c->duration_ns * 1e-9);
@@ -351,8 +357,9 @@ static void run_json(FILE *f, const struct sim_run *r, int speed, int with_flows
 		const struct choke_hh_item *h = &res->hh_top[i];
 		const struct sim_flow_result *fr = &res->flows[h->flow];
 
-		fprintf(f, "%s{\"flow\":%u,\"kind\":\"%s\",\"estimate\":%llu,\"error\":%llu,"
-			"\"exact\":%llu}", i ? "," : "", h->flow, cls_name[fr->cls],
+		fprintf(f, "%s{\"flow\":%u,\"kind\":", i ? "," : "", h->flow);
+		json_string(f, cls_name[fr->cls]);
+		fprintf(f, ",\"estimate\":%llu,\"error\":%llu,\"exact\":%llu}",
 			(unsigned long long)h->count, (unsigned long long)h->err,
 			(unsigned long long)(fr->drops[SIM_DROP_MATCH] + fr->drops[SIM_DROP_VICTIM]));
 	}
@@ -377,8 +384,9 @@ static void run_json(FILE *f, const struct sim_run *r, int speed, int with_flows
 		for (i = 0; i < res->nflows; i++) {
 			const struct sim_flow_result *fr = &res->flows[i];
 
-			fprintf(f, "%s{\"flow\":%u,\"kind\":\"%s\",\"base_rtt_ms\":", i ? "," : "",
-				i, cls_name[fr->cls]);
+			fprintf(f, "%s{\"flow\":%u,\"kind\":", i ? "," : "", i);
+			json_string(f, cls_name[fr->cls]);
+			fprintf(f, ",\"base_rtt_ms\":");
 			jnum(f, (double)fr->base_rtt_ns * 1e-6);
 			fprintf(f, ",\"goodput_mbps\":");
 			jnum(f, mbps(fr->goodput_bytes, secs));

@@ -127,7 +127,8 @@ int sim_batch_plan(struct sim_batch *b, const struct sim_plan *p, char *err, siz
 static int plan_runs(struct sim_batch *b, const struct sim_plan *p, const struct sim_scenario *sc,
 		     char *err, size_t errlen)
 {
-	static const char *const qs[3] = { "fifo", "red", "choke" };
+	/* the comparison's order */
+	static const int kinds[3] = { CHOKE_KIND_FIFO, CHOKE_KIND_RED, CHOKE_KIND_CHOKE };
 	struct sim_override set[2];
 	struct sim_run_spec spec;
 	int pt, q, nq = 3;
@@ -147,7 +148,7 @@ static int plan_runs(struct sim_batch *b, const struct sim_plan *p, const struct
 			for (q = 0; q < nq; q++) {
 				set[0] = (struct sim_override){ b->sweep.key, b->sweep.values[pt],
 								"--sweep" };
-				set[1] = (struct sim_override){ "qdisc", qs[q], "--compare" };
+				set[1] = (struct sim_override){ "qdisc", choke_kind_name(kinds[q]), "--compare" };
 				spec.nset = p->qdisc ? 1 : 2;
 				spec.value = b->sweep.values[pt];
 				spec.x = b->sweep.x[pt];
@@ -168,8 +169,8 @@ static int plan_runs(struct sim_batch *b, const struct sim_plan *p, const struct
 		b->nq = 3;
 		for (q = 0; q < 3; q++) {
 			set[0] = (struct sim_override){ "queue", words, "--qdisc" };
-			set[1] = (struct sim_override){ "qdisc", qs[q],
-							p->qdisc && !strcmp(qs[q], p->qdisc) ?
+			set[1] = (struct sim_override){ "qdisc", choke_kind_name(kinds[q]),
+							p->qdisc && !strcmp(choke_kind_name(kinds[q]), p->qdisc) ?
 								"--qdisc" : "--compare" };
 			spec.set = *words ? set : set + 1;
 			spec.nset = *words ? 2 : 1;

@@ -136,7 +136,7 @@ struct sim_runner_opts {
 
 /* Run every run of the batch. 0; SIM_E_BUDGET (the message names the run
  * and its estimate); or -1 with a message (a run failed, a worker died). */
-int sim_batch_run(struct sim_batch *b, const struct sim_runner_opts *o, char *err,
+CHOKE_MUST_CHECK int sim_batch_run(struct sim_batch *b, const struct sim_runner_opts *o, char *err,
 		  size_t errlen);
 
 /* A short description of a run for messages: "udp_rate=2c, choke". */

@@ -326,17 +326,6 @@ static int parse_range(const char *s, uint64_t *a, uint64_t *b)
 	return 0;
 }
 
-static int kind_of(const char *w)
-{
-	if (!strcmp(w, "choke"))
-		return CHOKE_KIND_CHOKE;
-	if (!strcmp(w, "red"))
-		return CHOKE_KIND_RED;
-	if (!strcmp(w, "fifo"))
-		return CHOKE_KIND_FIFO;
-	return -1;
-}
-
 /* first word of s (at most len - 1 characters) */
 static const char *first_word(const char *s, char *w, size_t len)
 {
@@ -412,7 +401,7 @@ static int check_value(const struct sim_key *k, const char *v)
 		return parse_frac(v, &r);
 	case SIM_KT_QDISC:
 		first_word(v, w, sizeof(w));
-		return kind_of(w) < 0 ? -1 : 0;
+		return choke_kind_from_word(w) < 0 ? -1 : 0;
 	case SIM_KT_UDPKIND:
 		return strcmp(v, "cbr") && strcmp(v, "poisson") ? -1 : 0;
 	}
@@ -646,7 +635,7 @@ static int resolve_queue(const struct sim_scenario *sc, struct sim_setup *out,
 	const char *src;
 
 	words = first_word(qv, kw, sizeof(kw));
-	kind = kind_of(kw);
+	kind = choke_kind_from_word(kw);
 	if (kind < 0)
 		return BAD(iq, type_hint(SIM_KT_QDISC));
 	snprintf(out->qdisc, sizeof(out->qdisc), "%s", kw);
@@ -700,7 +689,7 @@ static int resolve_queue(const struct sim_scenario *sc, struct sim_setup *out,
 			argv[argc++] = av;
 		}
 	}
-	if (choke_params_parse(argc, argv, kind, NULL, &out->qp, perr))
+	if (choke_params_parse(argc, argv, kind, NULL, &out->qp, perr, sizeof(perr)))
 		return err_at(err, errlen, "%s: %s \"%s\": %s", src,
 			      iw == iq ? "qdisc" : "queue", words, perr);
 	out->cfg.qcfg = out->qp.cfg;

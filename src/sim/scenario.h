@@ -84,7 +84,7 @@ int sim_scenario_set_kv(struct sim_scenario *sc, const char *kv, const char *whe
 
 /* Read a scenario file (path), or text given directly (path used in
  * messages). 0, or -1 with a message. */
-int sim_scenario_load(struct sim_scenario *sc, const char *path, char *err,
+CHOKE_MUST_CHECK int sim_scenario_load(struct sim_scenario *sc, const char *path, char *err,
 		      size_t errlen);
 int sim_scenario_parse(struct sim_scenario *sc, const char *text, const char *path,
 		       char *err, size_t errlen);
@@ -116,7 +116,7 @@ int sim_scenario_open(struct sim_scenario *sc, const char *name, char *path, siz
 int sim_scenario_builtin(struct sim_scenario *sc, char *err, size_t errlen);
 
 /* Check everything and build the run. 0, or -1 with a message. */
-int sim_scenario_resolve(const struct sim_scenario *sc, struct sim_setup *out,
+CHOKE_MUST_CHECK int sim_scenario_resolve(const struct sim_scenario *sc, struct sim_setup *out,
 			 char *err, size_t errlen);
 void sim_setup_free(struct sim_setup *s);
 

@@ -126,7 +126,7 @@ struct sim_result {
 };
 
 /* Run. 0, or -1 with a message in err (out of memory, bad queue). */
-int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err,
+CHOKE_MUST_CHECK int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err,
 	    size_t errlen);
 void sim_result_free(struct sim_result *res);
 

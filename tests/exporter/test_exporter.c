@@ -557,7 +557,7 @@ static void make_snapshot(struct stats_snapshot *s, const char *a, const char *b
 	s->pid = 4242;
 	s->uptime_s = 12.5;
 	s->ndirs = ndirs;
-	if (choke_params_parse(9, words, CHOKE_KIND_CHOKE, NULL, &p, err))
+	if (choke_params_parse(9, words, CHOKE_KIND_CHOKE, NULL, &p, err, sizeof(err)))
 		abort();
 	for (i = 0; i < ndirs; i++) {
 		struct stats_dir *d = &s->d[i];
@@ -580,7 +580,7 @@ static void make_snapshot(struct stats_snapshot *s, const char *a, const char *b
 			d->delay_q_ns[k] = 1000000ull * (k + 1);
 		d->hh_total = 80;
 		d->nflows = 1;
-		d->flows[0].key.kind = FLOW_KIND_IPV4;
+		d->flows[0].key.kind = CHOKE_FLOW_KIND_IPV4;
 		d->flows[0].key.ethertype = 0x0800;
 		d->flows[0].key.proto = 17;
 		inet_pton(AF_INET, "10.0.0.1", d->flows[0].key.src);

@@ -795,7 +795,7 @@ static void t_scenario_values(void)
 	CHECK_EQ(st.flows[2].access_delay_ns, 30 * MS);
 	CHECK(st.flows[0].start_ns <= SEC);
 	/* the discipline got the link's bandwidth and avpkt */
-	CHECK_EQ(st.qp.rate_bytes, 10000000 / 8);
+	CHECK_EQ(st.qp.bandwidth_bytes_per_sec, 10000000 / 8);
 	CHECK_EQ(st.qp.avpkt, 1000);
 	CHECK_EQ(st.cfg.qcfg.limit, 300);
 	sim_setup_free(&st);
