@@ -266,6 +266,13 @@ bench: $(BENCH) | deps
 eval-protect: $(CHOKE)
 	python3 tools/eval-protect.py --choke ./$(CHOKE) --seeds 10 --plot docs/img/protect-2c.png
 
+# light flows, floods that come and go, short transfers (docs/results.md
+# section 9; about 3 minutes on two cores)
+.PHONY: eval-protect-more
+eval-protect-more: $(CHOKE)
+	python3 tools/eval-protect.py --choke ./$(CHOKE) --part more --seeds 10 \
+		--plot-onoff docs/img/protect-onoff.png
+
 # choke bridge against the kernel's bridge on the same veths (root)
 bench-fwd: $(CHOKE) $(BLAST) | deps
 	CHOKE=./$(CHOKE) BLAST=./$(BLAST) sh bench/fwd.sh
