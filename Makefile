@@ -243,7 +243,8 @@ check: | deps
 		build/clang/src/pkt/flow.o build/clang/src/pkt/ecn.o
 	BUILD=build/gcc sh tests/install.sh
 	@if [ "$$(id -u)" = 0 ]; then CHOKE=./build/gcc/choke sh tests/replay-real.sh && \
-		CHOKE=./build/gcc/choke sh tests/bridge.sh; \
+		CHOKE=./build/gcc/choke sh tests/bridge.sh && \
+		CHOKE=./build/gcc/choke sh tests/bridge-protect.sh; \
 	else echo "SKIP replay-real, bridge: need root (network namespaces); CI runs them"; fi
 	@echo "make check: all passed"
 
@@ -265,6 +266,12 @@ bench: $(BENCH) | deps
 .PHONY: eval-protect
 eval-protect: $(CHOKE)
 	python3 tools/eval-protect.py --choke ./$(CHOKE) --seeds 10 --plot docs/img/protect-2c.png
+
+# protect and the others through `choke bridge` with Linux TCP, 8 streams
+# and 1 or 4 UDP floods (docs/results.md section 10; root, about 12 minutes)
+.PHONY: eval-bridge
+eval-bridge: $(CHOKE)
+	CHOKE=./$(CHOKE) sh tests/bridge-protect.sh --table 2
 
 # light flows, floods that come and go, short transfers (docs/results.md
 # section 9; about 3 minutes on two cores)
