@@ -84,13 +84,15 @@ BENCH := $(BUILD)/choke-bench
 SIM_TESTS := $(BUILD)/sim-tests
 BRIDGE_TESTS := $(BUILD)/bridge-tests
 DEMO := $(BUILD)/choke-demo
+# the tc plugin of sch_libchoke's second qdisc id, chokeplus (docs/kernel.md)
+TC_PLUGIN := $(BUILD)/q_chokeplus.so
 # `choke demo` alone, for `make demo`: the simulator and libchoke, no libpcap
 DEMO_SRC := src/cli/demo_main.c src/cli/cmd_sim.c src/cli/cmd_demo_open_loop.c \
 	src/cli/workload.c src/cli/cmd_params.c src/cli/opt.c
 DEMO_OBJ := $(DEMO_SRC:%.c=$(BUILD)/%.o) $(SIM_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: all demo check check-one bench bench-fwd install uninstall clean fuzz
-all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST) $(DEMO)
+all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST) $(DEMO) $(TC_PLUGIN)
 
 # The packages of the goals on the command line (tools/deps.sh TARGET):
 # check-one is check's; anything but the names below (all, install, a
@@ -296,9 +298,20 @@ install: all $(BUILD)/choke.pc
 	install -m 755 $(CHOKE) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/choke.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 644 man/choke.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/lib/tc
+	install -m 644 $(TC_PLUGIN) $(DESTDIR)$(PREFIX)/lib/tc/
 	install -d $(DESTDIR)$(SCENARIO_DIR)
 	install -m 644 $(wildcard scenarios/*) $(DESTDIR)$(SCENARIO_DIR)/
 	$(if $(DESTDIR),,-ldconfig 2>/dev/null)
+
+# tc finds it as TC_LIB_DIR/q_chokeplus.so (Debian's default directory:
+# /usr/lib/x86_64-linux-gnu/tc). The params code and the core are linked in
+# and kept local (--exclude-libs): the plugin exports chokeplus_qdisc_util
+# alone; tc's own functions (addattr_l, print_color_uint, ...) resolve when
+# tc loads it.
+$(TC_PLUGIN): kmod/tc/q_chokeplus.c kmod/chokeplus.h $(STATIC) $(HDRS) | deps
+	$(CC) $(LIB_CFLAGS) -fvisibility=hidden -shared -o $@ kmod/tc/q_chokeplus.c \
+		-Wl,--exclude-libs,ALL $(STATIC) -lm
 
 $(BUILD)/choke.pc: choke.pc.in $(BUILD)/prefix
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' choke.pc.in >$@.tmp
@@ -307,7 +320,8 @@ $(BUILD)/choke.pc: choke.pc.in $(BUILD)/prefix
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libchoke.* $(DESTDIR)$(PREFIX)/bin/choke \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/choke.pc \
-		$(DESTDIR)$(PREFIX)/share/man/man1/choke.1
+		$(DESTDIR)$(PREFIX)/share/man/man1/choke.1 \
+		$(DESTDIR)$(PREFIX)/lib/tc/q_chokeplus.so
 	rm -rf $(DESTDIR)$(PREFIX)/include/choke $(DESTDIR)$(PREFIX)/share/choke
 
 clean:
