@@ -35,15 +35,12 @@ enum {
 
 /* What struct choke_config holds beyond mainline's options (the same
  * fields, the same meanings: include/choke/core.h). All zero is plain
- * CHOKe. */
+ * CHOKe. Byte mode is not offered here (the module counts packets). */
 struct tc_chokeplus_variant {
-	__u8 variant;      /* 0 one draw, 1 draws, 2 adaptive, 3 geometric */
-	__u8 draws;        /* draws: 2..16; geometric: the cap, 1..16 */
-	__u16 protect;     /* protect's table entries (8..256, a power of
-			      two); 0: off */
-	__u32 limit_bytes; /* byte mode: limit in bytes (the thresholds in
-			      PARMS are then bytes too); 0: packets */
-	__u32 avpkt;       /* byte mode: the size the probability is for */
+	__u8 variant;  /* 0 one draw, 1 draws, 2 adaptive, 3 geometric */
+	__u8 draws;    /* draws: 2..16; geometric: the cap, 1..16; else 0 */
+	__u16 protect; /* protect's table entries (8..256, a power of two);
+			  0: off */
 };
 
 struct tc_chokeplus_xstats {

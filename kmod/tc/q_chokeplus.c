@@ -82,7 +82,7 @@ static void usage(void)
 		"Usage: ... chokeplus limit PACKETS bandwidth KBPS [ecn] [harddrop]\n"
 		"                     [min PACKETS] [max PACKETS] [burst PACKETS] [avpkt BYTES]\n"
 		"                     [probability PROBABILITY]\n"
-		"                     [draws N | adaptive | geometric [CAP]] [bytes]\n"
+		"                     [draws N | adaptive | geometric [CAP]]\n"
 		"                     [protect [N]]\n"
 		"The words of `choke params` (docs/params.md, docs/variants.md); the qdisc\n"
 		"is sch_libchoke's second id (docs/kernel.md).\n");
@@ -130,6 +130,11 @@ static int chokeplus_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		fprintf(stderr, "chokeplus: %s\n", err);
 		return -1;
 	}
+	if (p.cfg.limit_bytes) {
+		fprintf(stderr, "chokeplus: byte mode (\"bytes\") is not offered by the kernel "
+			"module, which counts packets; the other hosts have it\n");
+		return -1;
+	}
 	for (i = 0; i < p.nwarnings; i++)
 		fprintf(stderr, "chokeplus: %s\n", p.warnings[i]);
 	memset(&opt, 0, sizeof(opt));
@@ -145,8 +150,6 @@ static int chokeplus_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	var.variant = p.cfg.variant;
 	var.draws = p.cfg.draws;
 	var.protect = p.cfg.protect;
-	var.limit_bytes = p.cfg.limit_bytes;
-	var.avpkt = p.cfg.avpkt;
 	tail = addattr_nest(n, TC_MAXLEN, TCA_OPTIONS);
 	if (!tail || addattr_l(n, TC_MAXLEN, TCA_CHOKEPLUS_PARMS, &opt, sizeof(opt)) ||
 	    addattr_l(n, TC_MAXLEN, TCA_CHOKEPLUS_STAB, p.cfg.stab, CHOKE_STAB_SIZE) ||
@@ -207,15 +210,9 @@ static int chokeplus_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *op
 	if (tb[TCA_CHOKEPLUS_VARIANT] && RTA_PAYLOAD(tb[TCA_CHOKEPLUS_VARIANT]) >= sizeof(var))
 		memcpy(&var, RTA_DATA(tb[TCA_CHOKEPLUS_VARIANT]), sizeof(var));
 	/* the words of `choke params`, in its order */
-	if (var.limit_bytes) {
-		puint("limit", "limit %ub ", var.limit_bytes);
-		puint("min", "min %ub ", q->qth_min);
-		puint("max", "max %ub ", q->qth_max);
-	} else {
-		puint("limit", "limit %up ", q->limit);
-		puint("min", "min %up ", q->qth_min);
-		puint("max", "max %up ", q->qth_max);
-	}
+	puint("limit", "limit %up ", q->limit);
+	puint("min", "min %up ", q->qth_min);
+	puint("max", "max %up ", q->qth_max);
 	if (var.variant == 1)
 		puint("draws", "draws %u ", var.draws);
 	else if (var.variant == 2)
@@ -224,8 +221,6 @@ static int chokeplus_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *op
 		puint("geometric", "geometric %u ", var.draws);
 	if (var.protect)
 		puint("protect", "protect %u ", var.protect);
-	if (var.limit_bytes)
-		pword("bytes", "bytes ");
 	if (q->flags & TC_RED_ECN)
 		pword("ecn", "ecn ");
 	if (q->flags & TC_RED_HARDDROP)
@@ -238,8 +233,6 @@ static int chokeplus_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *op
 		else
 			puint("Plog", "Plog %u ", q->Plog);
 		puint("Scell_log", "Scell_log %u", q->Scell_log);
-		if (var.limit_bytes)
-			puint("avpkt", " avpkt %u", var.avpkt);
 	}
 	return 0;
 }
