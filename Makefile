@@ -45,6 +45,8 @@ LIB_SRC := $(CORE_SRC) $(PKT_SRC) $(PARAMS_SRC)
 BRIDGE_SRC := src/bridge/bridge.c src/bridge/runtime.c src/bridge/config.c \
 	src/bridge/control.c src/bridge/dataplane.c src/bridge/stats.c \
 	src/bridge/stats_om.c src/bridge/afp.c
+# options declared once, for the command line and the bridge's config file
+BRIDGE_SRC += src/util/opt.c
 CLI_SRC := src/cli/main.c src/cli/opt.c src/cli/cmd_params.c src/cli/cmd_demo_open_loop.c \
 	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c \
 	src/cli/cmd_bridge.c $(BRIDGE_SRC)
@@ -59,7 +61,7 @@ CLI_SRC += src/cli/cmd_sim.c $(SIM_SRC)
 SIM_TEST_SRC := tests/sim/test_sim.c tests/sim/test_runner.c
 TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
 	tests/test_model.c tests/test_params.c tests/test_red.c tests/test_pkt.c \
-	tests/test_hh.c tests/test_opt.c src/cli/opt.c \
+	tests/test_hh.c tests/test_opt.c src/cli/opt.c src/util/opt.c \
 	tests/test_protect.c
 HDRS := $(wildcard include/choke/*.h src/*/*.h tests/*.h bench/*.h)
 
@@ -88,7 +90,7 @@ DEMO := $(BUILD)/choke-demo
 TC_PLUGIN := $(BUILD)/q_chokeplus.so
 # `choke demo` alone, for `make demo`: the simulator and libchoke, no libpcap
 DEMO_SRC := src/cli/demo_main.c src/cli/cmd_sim.c src/cli/cmd_demo_open_loop.c \
-	src/cli/workload.c src/cli/cmd_params.c src/cli/opt.c
+	src/cli/workload.c src/cli/cmd_params.c src/cli/opt.c src/util/opt.c
 DEMO_OBJ := $(DEMO_SRC:%.c=$(BUILD)/%.o) $(SIM_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: all demo check check-one bench bench-fwd install uninstall clean fuzz
@@ -98,9 +100,9 @@ all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST) $(DEMO) $(TC_PLUGIN)
 # check-one is check's; anything but the names below (all, install, a
 # file) is build's; clean and uninstall need none.
 DEPS ?= yes
-DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel
-deps_of = $(if $(filter check-one,$1),check,$(if $(filter $(DEPS_GOALS),$1),$1,$(if \
-	$(filter clean uninstall,$1),,build)))
+DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel ns3
+deps_of = $(if $(filter check-one,$1),check,$(if $(filter check-ns3 ns3-compare,$1),ns3,$(if \
+	$(filter $(DEPS_GOALS),$1),$1,$(if $(filter clean uninstall,$1),,build))))
 DEPS_FOR := $(sort $(foreach g,$(or $(MAKECMDGOALS),all),$(call deps_of,$g)))
 .PHONY: deps
 deps:
@@ -181,7 +183,7 @@ FUZZ_TARGETS := flow params replay ctl scenario set
 FUZZ_SRC_flow := fuzz/fuzz_flow.c
 FUZZ_SRC_params := fuzz/fuzz_params.c
 FUZZ_SRC_replay := fuzz/fuzz_replay.c src/replay/replay.c
-FUZZ_SRC_ctl := fuzz/fuzz_ctl.c src/bridge/control.c src/bridge/config.c
+FUZZ_SRC_ctl := fuzz/fuzz_ctl.c src/bridge/control.c src/bridge/config.c src/util/opt.c
 FUZZ_SRC_scenario := fuzz/fuzz_scenario.c $(SIM_SRC)
 FUZZ_SRC_set := fuzz/fuzz_set.c $(SIM_SRC)
 FUZZ_SECONDS ?= 60
@@ -201,7 +203,8 @@ build/fuzz/fuzz_%: fuzz/fuzz_%.c $(HDRS) $(FUZZ_LIB_SRC) src/replay/replay.c | d
 	@mkdir -p build/fuzz
 	clang $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC_$*) $(FUZZ_LIB_SRC) $(PCAP_LIBS) -lm
 
-$(BUILD)/fuzz-driver-ctl build/fuzz/fuzz_ctl: src/bridge/control.c src/bridge/config.c
+$(BUILD)/fuzz-driver-ctl build/fuzz/fuzz_ctl: src/bridge/control.c src/bridge/config.c \
+	src/util/opt.c
 
 # Run every target for FUZZ_SECONDS from the seed corpus; a crash fails
 # (its input is left in build/fuzz/crash-TARGET-*: add it to fuzz/regress/).
@@ -225,6 +228,7 @@ check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) 
 	for t in $(FUZZ_TARGETS); do ./$(BUILD)/fuzz-driver-$$t fuzz/corpus/$$t/* \
 		$$(ls fuzz/regress/$$t/* 2>/dev/null) || exit 1; done
 	CHOKE=./$(CHOKE) sh tests/cli.sh
+	CHOKE=./$(CHOKE) sh tests/help.sh
 	CHOKE=./$(CHOKE) sh tests/bridge-cli.sh
 	CHOKE=./$(CHOKE) MKPCAP=./$(MKPCAP) sh tests/replay.sh
 	CHOKE=./$(CHOKE) sh tests/sim.sh
@@ -270,13 +274,13 @@ eval-protect: $(CHOKE)
 	python3 tools/eval-protect.py --choke ./$(CHOKE) --seeds 10 --plot docs/img/protect-2c.png
 
 # protect and the others through `choke bridge` with Linux TCP, 8 streams
-# and 1 or 4 UDP floods (docs/results.md section 10; root, about 12 minutes)
+# and 1 or 4 UDP floods (docs/results.md section 11; root, about 12 minutes)
 .PHONY: eval-bridge
 eval-bridge: $(CHOKE)
 	CHOKE=./$(CHOKE) sh tests/bridge-protect.sh --table 2
 
 # light flows, floods that come and go, short transfers (docs/results.md
-# section 9; about 3 minutes on two cores)
+# section 10; about 25 s on two cores)
 .PHONY: eval-protect-more
 eval-protect-more: $(CHOKE)
 	python3 tools/eval-protect.py --choke ./$(CHOKE) --part more --seeds 10 \
@@ -326,3 +330,57 @@ uninstall:
 
 clean:
 	rm -rf build
+
+# ns-3: ns3::ChokeQueueDisc on libchoke (ns3/, docs/ns3.md), built against
+# the installed ns-3 (Debian 12: apt-get install libns3-dev, ns-3.37) into
+# build/ns3/: the module as a shared library, its test binary and the
+# choke-paper example. Not part of `make check`; .ci/run runs
+# `make ns3 check-ns3`. Debian's ns3-*.pc files cannot be used as they are
+# (Cflags carry a stray "-I/usr;", Libs name libgsl.so, which libns3-dev does
+# not pull in), so pkg-config only says whether the modules exist and the
+# libraries are named directly.
+.PHONY: ns3 check-ns3 ns3-compare
+NS3_OUT := $(BUILD)/ns3
+NS3_CXX ?= g++
+NS3_PKGS := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications \
+	ns3-traffic-control ns3-flow-monitor
+NS3_CXXFLAGS := -std=c++17 $(OPT) -g -fPIC -Wall -Wextra -Wshadow -Werror -Iinclude \
+	-I$(NS3_OUT)/include $(SAN)
+NS3_LIBS := $(NS3_PKGS:ns3-%=-lns3-%)
+NS3_LIB := $(NS3_OUT)/libns3-choke.so
+NS3_RPATH := -Wl,-rpath,'$$ORIGIN'
+
+ns3: $(NS3_LIB) $(NS3_OUT)/choke-ns3-tests $(NS3_OUT)/choke-paper
+
+$(NS3_OUT)/.ns3-found: | deps
+	@pkg-config --exists $(NS3_PKGS) && [ -e /usr/include/ns3/core-module.h ] || { \
+		echo "make ns3: ns-3 not found (pkg-config $(NS3_PKGS));" \
+			"on Debian: apt-get install libns3-dev" >&2; exit 1; }
+	@mkdir -p $(NS3_OUT) && touch $@
+
+$(NS3_OUT)/include/ns3/choke-queue-disc.h: ns3/model/choke-queue-disc.h $(NS3_OUT)/.ns3-found
+	@mkdir -p $(dir $@)
+	cp ns3/model/choke-queue-disc.h $@
+
+# the module: its code and libchoke's, whose symbols it does not re-export
+$(NS3_LIB): ns3/model/choke-queue-disc.cc $(NS3_OUT)/include/ns3/choke-queue-disc.h $(STATIC) $(HDRS)
+	$(NS3_CXX) $(NS3_CXXFLAGS) -shared -Wl,-soname,libns3-choke.so -o $@ \
+		ns3/model/choke-queue-disc.cc $(STATIC) -Wl,--exclude-libs,ALL \
+		-lns3-traffic-control -lns3-internet -lns3-network -lns3-core
+
+$(NS3_OUT)/choke-ns3-tests: ns3/test/choke-queue-disc-test-suite.cc ns3/utils/test-runner.cc $(NS3_LIB) $(STATIC)
+	$(NS3_CXX) $(NS3_CXXFLAGS) -o $@ ns3/test/choke-queue-disc-test-suite.cc \
+		ns3/utils/test-runner.cc -L$(NS3_OUT) -lns3-choke $(NS3_RPATH) $(STATIC) $(NS3_LIBS)
+
+$(NS3_OUT)/choke-paper: ns3/examples/choke-paper.cc $(NS3_LIB)
+	$(NS3_CXX) $(NS3_CXXFLAGS) -o $@ ns3/examples/choke-paper.cc \
+		-L$(NS3_OUT) -lns3-choke $(NS3_RPATH) $(NS3_LIBS)
+
+check-ns3: ns3
+	./$(NS3_OUT)/choke-ns3-tests --suite=choke-queue-disc --verbose
+	CHOKE_PAPER=./$(NS3_OUT)/choke-paper sh ns3/test/example.sh
+
+# ns-3 (ChokeQueueDisc, RED, FIFO, FQ-CoDel) against `choke sim` on the
+# paper's link; prints docs/results.md's table (minutes; not in CI).
+ns3-compare: ns3 $(CHOKE)
+	python3 ns3/compare.py --ns3 ./$(NS3_OUT)/choke-paper --choke ./$(CHOKE)

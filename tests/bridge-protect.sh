@@ -14,7 +14,7 @@
 #       the evaluation (make eval-bridge; about 12 minutes with 2 repeats):
 #       plain CHOKe, draws 8, adaptive, protect, RED and FIFO with the same
 #       words, 1 and 4 floods, each repeated; a markdown table on stdout
-#       (docs/results.md, section 10)
+#       (docs/results.md, section 11)
 #
 # Needs root, iproute2, iperf3, ethtool, python3. BRIDGE_TEST_SECONDS sets
 # the length of each TCP test (default 12).

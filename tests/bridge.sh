@@ -121,7 +121,12 @@ traffic_retry() { # name, udp(0/1)
 summary() { # name
 	python3 - "$tmp/$1.tcp" "$tmp/$1.udp" <<'PY'
 import json, os, sys
-tcp = json.load(open(sys.argv[1]))
+def load(path):
+    try:
+        return json.load(open(path))
+    except (OSError, ValueError) as e:
+        return {"error": "unreadable iperf3 output (%s)" % e}
+tcp = load(sys.argv[1])
 streams = tcp.get("end", {}).get("streams", [])
 if not streams:
     print("0 0 0 0 iperf3-failed:", tcp.get("error", "no streams"))
@@ -131,7 +136,10 @@ rates = [s["receiver"]["bytes"] * 8 / secs for s in streams]
 jain = sum(rates) ** 2 / (len(rates) * sum(r * r for r in rates)) if sum(rates) else 0
 udp = 0.0
 if os.path.exists(sys.argv[2]):
-    u = json.load(open(sys.argv[2]))
+    u = load(sys.argv[2])
+    if "timestamp" not in u.get("start", {}):
+        print("0 0 0 0 udp-iperf3-failed:", u.get("error", "no start time"))
+        sys.exit(0)
     t0 = tcp["start"]["timestamp"]["timesecs"] - u["start"]["timestamp"]["timesecs"]
     srv = u.get("server_output_json", {}).get("intervals", [])
     inside = [i["sum"] for i in srv if i["sum"]["start"] >= t0 - 0.5 and
@@ -376,7 +384,11 @@ expect_fail not-root "root" ip netns exec $B setpriv --reuid 65534 --regid 65534
 ip -n $B link set bz mtu 1400
 expect_fail mtu-mismatch "MTU mismatch" ip netns exec $B "$CHOKE" bridge --in ba --out bz --rate 10mbit --socket "$tmp/y.sock"
 ip -n $B link set bz mtu 1500
-expect_fail bad-rate "rate" ip netns exec $B "$CHOKE" bridge --in ba --out bz --rate fast
+# a usage error: status 2, before any interface is touched
+timeout 10 ip netns exec $B "$CHOKE" bridge --in ba --out bz --rate fast >"$tmp/o" 2>"$tmp/e"
+st=$?
+if [ $st = 2 ] && grep -q -- '--rate needs a rate in tc' "$tmp/e"; then ok bad-rate
+else bad bad-rate "exit $st: $(cat "$tmp/e")"; fi
 expect_fail no-bridge-running "no running bridge\|cannot reach" ip netns exec $B "$CHOKE" stats --socket "$tmp/none.sock"
 
 # --- 5. one bridge per interface; the socket's users ------------------------

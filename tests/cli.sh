@@ -133,7 +133,8 @@ st=$(run "$CHOKE" demo --open-loop)
 if [ "$st" = 0 ] && grep -q "heavy flow's link share" "$tmp/out"; then ok demo-table
 else bad demo-table "status $st"; fi
 st=$(run "$CHOKE" demo --open-loop --seconds x)
-if [ "$st" = 1 ] && grep -q -- "--seconds" "$tmp/err"; then ok demo-bad-argument
+if [ "$st" = 2 ] && grep -q -- '--seconds needs a number from 2 to 3600, not "x"' "$tmp/err"; then
+	ok demo-bad-argument
 else bad demo-bad-argument "status $st"; fi
 
 # 6. usage errors

@@ -243,6 +243,15 @@ errcase() {
 	if [ "$st" = 1 ] && grep -q -- "$want" "$tmp/err" && [ ! -s "$tmp/out" ]; then ok "error-$name"
 	else bad "error-$name" "status $st: $(cat "$tmp/err")"; fi
 }
+# usage errors: exit 2, the message naming the option
+usagecase() {
+	name=$1
+	want=$2
+	shift 2
+	st=$(run "$CHOKE" "$@")
+	if [ "$st" = 2 ] && grep -q -- "$want" "$tmp/err" && [ ! -s "$tmp/out" ]; then ok "usage-$name"
+	else bad "usage-$name" "status $st: $(cat "$tmp/err")"; fi
+}
 errcase missing-file "no-such-file" sim "$tmp/no-such-file"
 errcase directory "directory" sim "$tmp"
 errcase unknown-key ':2: unknown key "frobnicate"' sim "$tmp/unknown"
@@ -256,18 +265,23 @@ errcase set-negative 'tcp_flows' sim scenarios/paper-single-link --set tcp_flows
 errcase warmup-too-long 'warmup' sim scenarios/paper-single-link --set warmup=200s
 errcase qdisc-bad 'qdisc' sim scenarios/paper-single-link --qdisc sfq
 errcase qdisc-words 'What is "frob"' sim scenarios/paper-single-link --qdisc 'choke limit 300 frob'
-errcase seed-bad 'seed' sim scenarios/paper-single-link --seed x
+usagecase seed-bad '--seed needs an integer from 0 to 18446744073709551615, not "x"' \
+	sim scenarios/paper-single-link --seed x
 errcase sweep-bad 'expected KEY=A..B:N' sim scenarios/paper-single-link --sweep udp_rate=1c..2c
 errcase sweep-units 'same unit' sim scenarios/paper-single-link --sweep udp_rate=1mbit..2c:3
 errcase sweep-key 'unknown key' sim scenarios/paper-single-link --sweep nope=1..2:2
 errcase sweep-value 'udp_rate' sim scenarios/paper-single-link --sweep udp_rate=1x,2x
-errcase plot-no-sweep 'give --sweep' sim scenarios/paper-single-link --plot "$tmp/x.png"
-errcase jobs-bad 'jobs' sim scenarios/paper-single-link --jobs 0
-errcase json-and-csv 'not both' sim scenarios/paper-single-link --json --csv
-errcase no-scenario 'no scenario' sim
-errcase unknown-option 'unknown option' sim scenarios/paper-single-link --frob
-errcase demo-bad 'unknown option --frob' demo --frob
-errcase demo-word 'unknown argument frob' demo frob
+usagecase plot-no-sweep 'give --sweep' sim scenarios/paper-single-link --plot "$tmp/x.png"
+usagecase sweep-and-compare 'already compares' sim scenarios/paper-single-link --sweep udp_rate=1c,2c --compare
+usagecase jobs-bad '--jobs needs an integer from 1 to 64, not "0"' sim scenarios/paper-single-link --jobs 0
+usagecase json-and-csv '--json and --csv exclude each other' sim scenarios/paper-single-link --json --csv
+usagecase no-scenario 'missing SCENARIO' sim
+usagecase two-scenarios 'unexpected argument "b"' sim a b
+usagecase unknown-option 'unknown option --frob' sim scenarios/paper-single-link --frob
+usagecase demo-bad 'unknown option --frob' demo --frob
+usagecase demo-word 'unexpected argument "frob"' demo frob
+usagecase demo-seconds '--seconds needs a number from 2 to 3600, not "1"' demo --seconds 1
+usagecase open-loop-only '--open-loop takes only --seconds, --seed and --json (not --csv)' demo --open-loop --csv
 
 # --seed: 0 to 2^64 - 1 as documented (was refused above 18446744073709551609,
 # and --open-loop above 2^32 - 1), the same in the error message
@@ -278,7 +292,8 @@ for c in "sim:sim scenarios/paper-single-link --set duration=2s --set warmup=1s 
 	st=$(run "$CHOKE" $c --seed 18446744073709551615)
 	if [ "$st" = 0 ] && grep -q '"seed":18446744073709551615[,}]' "$tmp/out"; then
 		st=$(run "$CHOKE" $c --seed 18446744073709551616)
-		if [ "$st" = 1 ] && grep -q '\[0, 18446744073709551615\]' "$tmp/err" && [ ! -s "$tmp/out" ]; then
+		if [ "$st" = 2 ] && grep -q 'from 0 to 18446744073709551615, not "18446744073709551616"' "$tmp/err" &&
+			[ ! -s "$tmp/out" ]; then
 			ok "seed-range-$name"
 		else bad "seed-range-$name" "2^64: status $st $(cat "$tmp/err")"; fi
 	else bad "seed-range-$name" "2^64-1: status $st $(cat "$tmp/err")"; fi

@@ -6,7 +6,8 @@
 #include "../src/cli/opt.h"
 #include "testlib.h"
 
-enum { O_JSON = 1, O_CSV, O_SEED, O_TOP, O_SET, O_WATCH, O_FRAC, O_OUT };
+enum { O_JSON = 1, O_CSV, O_SEED, O_TOP, O_SET, O_WATCH, O_FRAC, O_OUT, O_FMT, O_EVERY,
+       O_RATE };
 
 static const struct cli_opt opts[] = {
 	{ O_JSON, "json", CLI_FLAG, NULL, "JSON", .group = 1 },
@@ -17,6 +18,9 @@ static const struct cli_opt opts[] = {
 	{ O_WATCH, "watch", CLI_OPT_INT, "SECONDS", "repeat", .min = 1, .max = 3600 },
 	{ O_FRAC, "frac", CLI_NUM, "X", "fraction", .dmin = 0, .dmax = 1 },
 	{ O_OUT, "write", CLI_STR, "FILE", "output", .flags = 0 },
+	{ O_FMT, "format", CLI_CHOICE, "text|json|openmetrics", "format", .flags = 0 },
+	{ O_EVERY, "every", CLI_OPT_NUM, "SECONDS", "repeat", .dmin = 0.1, .dmax = 3600 },
+	{ O_RATE, "rate", CLI_STR, "RATE", "rate", .form = "a rate such as 10mbit" },
 	{ .id = 0 },
 };
 
@@ -100,6 +104,54 @@ static void test_optional_value(void)
 	parse(&r, "--watch", "0", "f", NULL);
 	CHECK_EQ(r.rc, -1);
 	CHECK(strstr(r.err, "--watch needs an integer from 1 to 3600, not \"0\""));
+
+	/* an optional number: taken when the next argument is one */
+	parse(&r, "f", "--every", "0.5", NULL);
+	CHECK_EQ(r.rc, 0);
+	CHECK_EQ(r.ps.has_value, 1);
+	CHECK(r.ps.d == 0.5);
+	CHECK_EQ(r.ps.npos, 1);
+	parse(&r, "--every", "g", NULL);
+	CHECK_EQ(r.rc, 0);
+	CHECK_EQ(r.ps.has_value, 0);
+	CHECK(!strcmp(r.ps.pos[0], "g"));
+	parse(&r, "f", "--every=0.01", NULL);
+	CHECK(r.rc == -1 && strstr(r.err, "--every needs a number from 0.1 to 3600, not \"0.01\""));
+}
+
+static void test_choice_and_form(void)
+{
+	struct cli_value v;
+	char err[256];
+	struct run r;
+
+	parse(&r, "f", "--format", "openmetrics", NULL);
+	CHECK_EQ(r.rc, 0);
+	CHECK_EQ(r.ps.i, 2);
+	CHECK(!strcmp(r.ps.val, "openmetrics"));
+	CHECK(r.ps.opt && r.ps.opt->id == O_FMT);
+	parse(&r, "f", "--format", "xml", NULL);
+	CHECK(r.rc == -1 && r.status == 2 &&
+	      strstr(r.err, "--format needs text, json or openmetrics, not \"xml\""));
+	parse(&r, "f", "--format", "json|text", NULL);
+	CHECK(r.rc == -1);
+	parse(&r, "f", "--format", "", NULL);
+	CHECK(r.rc == -1);
+
+	/* the same check outside the command line (a configuration file) */
+	CHECK_EQ(cli_opt_value(&opts[O_TOP - 1], "1000", &v, err, sizeof(err)), 0);
+	CHECK_EQ(v.i, 1000);
+	CHECK_EQ(cli_opt_value(&opts[O_TOP - 1], "1001", &v, err, sizeof(err)), -1);
+	CHECK(!strcmp(err, "--top needs an integer from 0 to 1000, not \"1001\""));
+	CHECK_EQ(cli_opt_value(&opts[O_JSON - 1], "1", &v, err, sizeof(err)), -1);
+	CHECK(!strcmp(err, "--json takes no value"));
+	CHECK_EQ(cli_opt_value(&opts[O_JSON - 1], NULL, &v, err, sizeof(err)), 0);
+	/* a string the command checks itself: refused naming its form */
+	CHECK_EQ(cli_opt_refuse(&opts[O_RATE - 1], "fast", err, sizeof(err)), -1);
+	CHECK(!strcmp(err, "--rate needs a rate such as 10mbit, not \"fast\""));
+	CHECK(cli_opt_find(opts, "rate", 4) == &opts[O_RATE - 1]);
+	CHECK(cli_opt_find(opts, "ratex", 4) == &opts[O_RATE - 1]); /* by length */
+	CHECK(cli_opt_find(opts, "rat", 3) == NULL);
 }
 
 static void test_refusals(void)
@@ -113,6 +165,8 @@ static void test_refusals(void)
 		{ "--frac", "1.5", "f", "not \"1.5\"" },
 		{ "--write", "", "f", "non-empty FILE" },
 		{ "--nope", "f", NULL, "unknown option --nope" },
+		{ "-x", "f", NULL, "unknown option -x" },
+		{ "-json", "f", NULL, "unknown option -json" },
 	};
 	struct run r;
 	size_t i;
@@ -135,8 +189,13 @@ static void test_refusals(void)
 	parse(&r, "f", "--top", NULL);
 	CHECK(r.rc == -1 && strstr(r.err, "--top needs N"));
 	parse(&r, "--json", NULL);
-	CHECK(r.rc == -1 && strstr(r.err, "missing FILE"));
+	CHECK(r.rc == -1 && strstr(r.err, "missing FILE\n"));
 	CHECK(strstr(r.err, "choke test --help"));
+	parse(&r, "-5", "-", "-.5", NULL); /* numbers and "-" are arguments */
+	CHECK_EQ(r.rc, 0);
+	CHECK_EQ(r.ps.npos, 3);
+	parse(&r, "f", "--top", "3", NULL);
+	CHECK(cli_given(&r.ps, O_TOP) && !cli_given(&r.ps, O_SEED));
 }
 
 static void test_help(void)
@@ -154,14 +213,45 @@ static void test_help(void)
 	CHECK(strstr(r.out, "(0..1000)"));
 	CHECK(strstr(r.out, "--watch [SECONDS]"));
 	CHECK(strstr(r.out, "(repeatable)"));
+	CHECK(strstr(r.out, "--every [SECONDS]"));
+	CHECK(strstr(r.out, "rate (a rate such as 10mbit)\n"));
+	/* a label too long for its column gets a line of its own */
+	CHECK(strstr(r.out, "  --format text|json|openmetrics\n                           format\n"));
 	parse(&r, "--help", NULL);
 	CHECK_EQ(r.status, 0);
+}
+
+static void test_lists(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cli_print_option_list(f, &cmd);
+	fflush(f);
+	CHECK(strstr(buf, "test --json\ntest --csv\ntest --seed N\n"));
+	CHECK(strstr(buf, "test --format text|json|openmetrics\n"));
+	fclose(f);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	cli_print_inputs(f, &cmd);
+	fclose(f);
+	CHECK(strstr(buf, "### choke test\n\n| option | accepted | notes |\n|---|---|---|\n"));
+	CHECK(strstr(buf, "| `--json` | no value | not with `--csv` |\n"));
+	CHECK(strstr(buf, "| `--seed N` | an integer from 0 to 18446744073709551615 |  |\n"));
+	CHECK(strstr(buf, "| `--set KEY=VALUE` | a non-empty KEY=VALUE | repeatable |\n"));
+	CHECK(strstr(buf, "| `--every [SECONDS]` | a number from 0.1 to 3600 | the value is optional |\n"));
+	CHECK(strstr(buf, "| `--format text\\|json\\|openmetrics` | text, json or openmetrics |  |\n"));
+	free(buf);
 }
 
 const struct tl_test opt_tests[] = {
 	{ "opt/values-and-positionals", test_values_and_positionals },
 	{ "opt/optional-value", test_optional_value },
 	{ "opt/refusals", test_refusals },
+	{ "opt/choice-and-form", test_choice_and_form },
 	{ "opt/help", test_help },
+	{ "opt/lists", test_lists },
 	{ NULL, NULL },
 };

@@ -25,7 +25,7 @@ packages() {
 	check)	# make check: gcc, clang + sanitizers, valgrind, the tests' tools
 		echo "$(packages build) clang libclang-rt-14-dev llvm valgrind binutils" \
 			"pkg-config python3 libdpdk-dev iproute2 tcpdump iperf3 ethtool procps" \
-			"iputils-ping gnuplot-nox prometheus" ;;
+			"iputils-ping gnuplot-nox prometheus strace" ;;
 	fuzz)	# make fuzz: libFuzzer
 		echo "$(packages build) clang libclang-rt-14-dev llvm" ;;
 	bench)	# make bench: choke-bench with DPDK's rte_red peer
@@ -38,14 +38,15 @@ packages() {
 		echo "$(packages build) python3 iproute2 iperf3 linux-source-6.1" \
 			"linux-headers-amd64 flex bison bc libelf-dev libssl-dev xz-utils kmod" \
 			"iputils-ping qemu-system-x86 busybox-static cpio" ;;
-	ns3)	# the ns-3 comparison (tools/ns3)
+	ns3)	# ns3::ChokeQueueDisc (ns3/, make ns3 check-ns3) and tools/ns3
 		echo "$(packages build) g++ pkg-config libns3-dev" ;;
 	deb)	# the Debian packages and the dkms module
 		echo "$(packages build) debhelper lintian dkms" ;;
 	fresh)	# tests/fresh.sh: a minimal Debian 12 root
 		echo "mmdebstrap git ca-certificates util-linux" ;;
 	ci)	# .ci/run
-		echo "$(packages check) $(packages fuzz) $(packages check-kernel) $(packages fresh)" ;;
+		echo "$(packages check) $(packages fuzz) $(packages check-kernel) $(packages fresh)" \
+			"$(packages ns3)" ;;
 	*)
 		return 1 ;;
 	esac

@@ -19,7 +19,7 @@ criteria (the default):
   4. beyond the criteria: many short transfers beside a flood, many flows;
   5. the issue's done-criteria for protect, each MET or NOT MET, with the
      worst cell over the seeds.
---part more (docs/results.md, section 9), every discipline again:
+--part more (docs/results.md, section 10), every discipline again:
   1. a light UDP flow at 0.02c beside K = 1, 2, 4, 8 floods at 2c and 5c: its
      loss against the TCP flows' loss, and Jain's index over all flows;
   2. floods that switch on at 50 s and off at 150 s of 200 s: the time until
@@ -206,7 +206,7 @@ def settle(runs, k):
 
 
 def more_report(res, seeds, ks_light, rates_light, ks_onoff, ks_web, plot):
-    print("## 9.1. A light UDP flow (0.02c) beside the floods\n")
+    print("## 10.1. A light UDP flow (0.02c) beside the floods\n")
     print("32 TCP flows, K floods sharing the rate given, and one light CBR flow at "
           "0.02c (below its fair share, which is at least 1/49 of the link). Each cell: "
           "the light flow's loss / the TCP flows' loss (the fraction of their packets "
@@ -249,7 +249,7 @@ def more_report(res, seeds, ks_light, rates_light, ks_onoff, ks_web, plot):
               crit["met"], crit["cells"], "MET" if crit["met"] == crit["cells"] else "NOT MET",
               crit["worst"][1]))
 
-    print("## 9.2. Floods that come and go\n")
+    print("## 10.2. Floods that come and go\n")
     print("32 TCP flows; K floods at 2c in all switch on at %d s and off at %d s of a "
           "%d s run (scenarios/multi-udp, udp_schedule). Each cell: the time until the "
           "floods' share settles within 0.8-1.2x of their fair share K/(32+K) (the share, "
@@ -274,7 +274,7 @@ def more_report(res, seeds, ks_light, rates_light, ks_onoff, ks_web, plot):
             print("| %s | %s |" % (dl, " | ".join(cells)))
         print()
 
-    print("## 9.3. Short transfers beside long flows\n")
+    print("## 10.3. Short transfers beside long flows\n")
     print("32 long TCP flows, short TCP transfers arriving at 2 per second (Poisson) "
           "with Pareto sizes (shape 1.2, mean 20 kB: about 0.32 of the link offered), and "
           "0, 1 or 4 floods at 2c in all. Each cell: a flood's share of the link over a "

@@ -203,7 +203,7 @@ static void reload(struct bridge *br)
 		if (changed)
 			fprintf(stderr, "choke: bridge: SIGHUP: %s:%d: %s changed; it takes a "
 				"restart (not applied)\n", t->config_file, t->line[k],
-				bridge_optdefs[k].name);
+				bridge_options[k].name);
 	}
 	t->rate_bps = br->run.rate_bps; /* the running rate shapes the words */
 	if (apply(br, t, msg, sizeof(msg)) == 0) {

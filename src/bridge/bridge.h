@@ -19,6 +19,7 @@
 #include <sys/un.h>
 
 #include "choke/params.h"
+#include "../util/opt.h"
 
 #define BRIDGE_MAX_WORDS 64
 
@@ -28,14 +29,11 @@ enum bridge_opt {
 	BO_ALLOW_MTU_MISMATCH, BO_RX_RING, BO_SEED, BO_NOPTS
 };
 
-struct bridge_optdef {
-	const char *name;  /* without the leading "--" */
-	const char *arg;   /* NULL for a flag */
-	int in_file;       /* may appear in a configuration file */
-	const char *help;  /* one line, for the usage text */
-};
-
-extern const struct bridge_optdef bridge_optdefs[BO_NOPTS];
+/* The options, declared once (src/util/opt.h: name, value, help, range)
+ * for the command line (`choke bridge`, src/cli/cmd_bridge.c) and the
+ * configuration file: bridge_options[k] is option k of enum bridge_opt,
+ * with id k + 1; ended by an entry with id 0. */
+extern const struct cli_opt bridge_options[BO_NOPTS + 1];
 
 struct bridge_opts {
 	char in[IF_NAMESIZE], out[IF_NAMESIZE];
@@ -67,15 +65,11 @@ int bridge_words(const struct bridge_opts *o, char **argv);
 void bridge_opts_init(struct bridge_opts *o);
 
 /* Set one option (name without "--"; value NULL for a flag), checking its
- * range. 0, or -1 with a message naming the option and what it allows. */
+ * range. 0, or -1 with a message naming the option and what it allows
+ * ("--burst needs an integer from 1 to 1073741824, not "-5""). The
+ * command line sets o->given for what it set. */
 int bridge_opt_set(struct bridge_opts *o, const char *name, const char *value,
 		   char *err, size_t errlen);
-
-/* The command line after `bridge`: options, then the discipline's words.
- * Returns 0, 1 if --help or -h was given (nothing else is looked at), or -1
- * with a message. The configuration file is not read here. */
-int bridge_parse_args(struct bridge_opts *o, int argc, char **argv, char *err,
-		      size_t errlen);
 
 /* Read a configuration file (docs/bridge.md: one option, or the
  * discipline's words, per line; `#` comments and blank lines). Options

@@ -12,22 +12,41 @@
 #define CONFIG_MAX_BYTES (64 << 10)
 #define CONFIG_MAX_LINE 1024
 
-const struct bridge_optdef bridge_optdefs[BO_NOPTS] = {
-	[BO_IN] = { "in", "IF_A", 1, "the input interface (frames from it are shaped)" },
-	[BO_OUT] = { "out", "IF_B", 1, "the output interface" },
-	[BO_RATE] = { "rate", "RATE", 1,
-		      "tc's syntax, 64kbit to 1tbit (20mbit, 1gbit), or `unlimited`" },
-	[BO_DUPLEX] = { "duplex", NULL, 1, "shape IF_B -> IF_A too, with its own queue" },
-	[BO_BURST] = { "burst", "BYTES", 1,
-		       "token bucket depth, 1 to 1073741824 (default 2 ms of RATE)" },
-	[BO_SOCKET] = { "socket", "PATH", 1,
-			"control socket (default /run/choke/bridge-IF_A.sock)" },
-	[BO_CONFIG] = { "config", "FILE", 0,
-			"options and discipline, one per line; re-read on SIGHUP" },
-	[BO_ALLOW_MTU_MISMATCH] = { "allow-mtu-mismatch", NULL, 1,
-				    "run with different MTUs (oversize frames dropped)" },
-	[BO_RX_RING] = { "rx-ring", "v2|v3", 1, "receive ring version (default v2)" },
-	[BO_SEED] = { "seed", "N", 1, "random seed, 0 to 2^64-1 (default 1)" },
+_Static_assert(IF_NAMESIZE == 16, "the interface names' form below");
+_Static_assert(sizeof(((struct bridge_opts *)0)->socket_path) == 108,
+	       "the socket path's form below");
+_Static_assert(sizeof(((struct bridge_opts *)0)->config_file) == 4096,
+	       "the configuration path's form below");
+
+#define IFNAME_FORM "an interface name of at most 15 characters, without '/' or spaces"
+
+const struct cli_opt bridge_options[BO_NOPTS + 1] = {
+	[BO_IN] = { BO_IN + 1, "in", CLI_STR, "IF_A", "the input interface (frames from it "
+		    "are shaped)", .form = IFNAME_FORM },
+	[BO_OUT] = { BO_OUT + 1, "out", CLI_STR, "IF_B", "the output interface",
+		     .form = IFNAME_FORM },
+	[BO_RATE] = { BO_RATE + 1, "rate", CLI_STR, "RATE", "the bottleneck",
+		      .form = "a rate in tc's syntax from 64kbit to 1tbit, e.g. 20mbit, "
+			      "or unlimited" },
+	[BO_DUPLEX] = { BO_DUPLEX + 1, "duplex", CLI_FLAG, NULL,
+			"shape IF_B -> IF_A too, with its own queue", .flags = 0 },
+	[BO_BURST] = { BO_BURST + 1, "burst", CLI_U64, "BYTES",
+		       "the token bucket's depth (default 2 ms of RATE)",
+		       .umin = 1, .umax = BURST_MAX },
+	[BO_SOCKET] = { BO_SOCKET + 1, "socket", CLI_STR, "PATH",
+			"the control socket (default /run/choke/bridge-IF_A.sock)",
+			.form = "a path of 1 to 107 bytes" },
+	[BO_CONFIG] = { BO_CONFIG + 1, "config", CLI_STR, "FILE", "options and discipline, "
+			"one per line; re-read on SIGHUP", .flags = CLI_NO_FILE,
+			.form = "a path of 1 to 4095 bytes" },
+	[BO_ALLOW_MTU_MISMATCH] = { BO_ALLOW_MTU_MISMATCH + 1, "allow-mtu-mismatch", CLI_FLAG,
+				    NULL, "run with different MTUs (oversize frames dropped)",
+				    .flags = 0 },
+	[BO_RX_RING] = { BO_RX_RING + 1, "rx-ring", CLI_CHOICE, "v2|v3",
+			 "the receive ring's version (default v2)", .flags = 0 },
+	[BO_SEED] = { BO_SEED + 1, "seed", CLI_U64, "N", "the random seed (default 1)",
+		      .umax = UINT64_MAX },
+	[BO_NOPTS] = { .id = 0 },
 };
 
 void bridge_opts_init(struct bridge_opts *o)
@@ -39,24 +58,9 @@ void bridge_opts_init(struct bridge_opts *o)
 
 static int find_opt(const char *name)
 {
-	int i;
+	const struct cli_opt *d = cli_opt_find(bridge_options, name, strlen(name));
 
-	for (i = 0; i < BO_NOPTS; i++)
-		if (!strcmp(name, bridge_optdefs[i].name))
-			return i;
-	return -1;
-}
-
-/* an unsigned decimal (or 0x hex) number, nothing else */
-static int parse_u64(const char *v, uint64_t *out)
-{
-	char *end;
-
-	if (!(*v >= '0' && *v <= '9'))
-		return -1;
-	errno = 0;
-	*out = strtoull(v, &end, 0);
-	return *end || errno ? -1 : 0;
+	return d ? (int)(d - bridge_options) : -1;
 }
 
 static int ifname_ok(const char *v)
@@ -70,25 +74,28 @@ int bridge_opt_set(struct bridge_opts *o, const char *name, const char *value,
 		   char *err, size_t errlen)
 {
 	int k = find_opt(name);
+	const struct cli_opt *d;
+	struct cli_value v;
 	uint64_t x;
 
 	if (k < 0) {
 		snprintf(err, errlen, "unknown option --%s", name);
 		return -1;
 	}
-	if (!bridge_optdefs[k].arg != !value) {
-		snprintf(err, errlen, value ? "--%s takes no value" : "--%s needs %s", name,
-			 bridge_optdefs[k].arg);
+	d = &bridge_options[k];
+	if (d->type != CLI_FLAG && !value) {
+		snprintf(err, errlen, "--%s needs %s", name, d->metavar);
 		return -1;
 	}
+	/* the declared type and range (src/util/opt.c), then what only the
+	 * bridge knows */
+	if (cli_opt_value(d, value, &v, err, errlen))
+		return -1;
 	switch (k) {
 	case BO_IN:
 	case BO_OUT:
-		if (!ifname_ok(value)) {
-			snprintf(err, errlen, "--%s \"%s\" is not an interface name (1 to %d "
-				 "characters, no '/' or spaces)", name, value, IF_NAMESIZE - 1);
-			return -1;
-		}
+		if (!ifname_ok(value))
+			return cli_opt_refuse(d, value, err, errlen);
 		snprintf(k == BO_IN ? o->in : o->out, IF_NAMESIZE, "%s", value);
 		break;
 	case BO_RATE:
@@ -96,49 +103,29 @@ int bridge_opt_set(struct bridge_opts *o, const char *name, const char *value,
 			o->rate_bps = 0;
 			break;
 		}
-		if (*value == '-' || choke_tc_get_rate(value, 1, &x) || x * 8 < RATE_MIN_BPS ||
-		    x * 8 > RATE_MAX_BPS) {
-			snprintf(err, errlen, "bad --rate \"%s\": a rate in tc's syntax from "
-				 "64kbit to 1tbit (e.g. 20mbit), or `unlimited`", value);
-			return -1;
-		}
+		if (*value == '-' || choke_tc_get_rate(value, 1, &x) || x < RATE_MIN_BPS / 8 ||
+		    x > RATE_MAX_BPS / 8)
+			return cli_opt_refuse(d, value, err, errlen);
 		o->rate_bps = x * 8;
 		break;
 	case BO_BURST:
-		if (parse_u64(value, &x) || x < 1 || x > BURST_MAX) {
-			snprintf(err, errlen, "bad --burst \"%s\": bytes from 1 to %llu (1 GiB)",
-				 value, BURST_MAX);
-			return -1;
-		}
-		o->burst_bytes = x;
+		o->burst_bytes = v.u;
 		break;
 	case BO_SEED:
-		if (parse_u64(value, &x)) {
-			snprintf(err, errlen, "bad --seed \"%s\": an integer from 0 to "
-				 "18446744073709551615", value);
-			return -1;
-		}
-		o->seed = x;
+		o->seed = v.u;
 		break;
 	case BO_SOCKET:
+		if (strlen(value) >= sizeof(o->socket_path))
+			return cli_opt_refuse(d, value, err, errlen);
+		snprintf(o->socket_path, sizeof(o->socket_path), "%s", value);
+		break;
 	case BO_CONFIG:
-		if (!*value || strlen(value) >= (k == BO_SOCKET ? sizeof(o->socket_path)
-								: sizeof(o->config_file))) {
-			snprintf(err, errlen, "--%s: the path must have 1 to %zu characters",
-				 name, (k == BO_SOCKET ? sizeof(o->socket_path)
-						       : sizeof(o->config_file)) - 1);
-			return -1;
-		}
-		snprintf(k == BO_SOCKET ? o->socket_path : o->config_file,
-			 k == BO_SOCKET ? sizeof(o->socket_path) : sizeof(o->config_file),
-			 "%s", value);
+		if (strlen(value) >= sizeof(o->config_file))
+			return cli_opt_refuse(d, value, err, errlen);
+		snprintf(o->config_file, sizeof(o->config_file), "%s", value);
 		break;
 	case BO_RX_RING:
-		if (strcmp(value, "v2") && strcmp(value, "v3")) {
-			snprintf(err, errlen, "--rx-ring takes v2 or v3, not \"%s\"", value);
-			return -1;
-		}
-		o->rx_v2 = !strcmp(value, "v2");
+		o->rx_v2 = v.i == 0; /* v2|v3 */
 		break;
 	case BO_DUPLEX:
 		o->duplex = 1;
@@ -192,34 +179,6 @@ int bridge_words(const struct bridge_opts *o, char **argv)
 		p += strlen(p) + 1;
 	}
 	return o->nwords;
-}
-
-int bridge_parse_args(struct bridge_opts *o, int argc, char **argv, char *err,
-		      size_t errlen)
-{
-	int i, k;
-
-	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return 1;
-	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-		const char *a = argv[i];
-
-		k = a[1] == '-' ? find_opt(a + 2) : -1;
-		if (k < 0) {
-			snprintf(err, errlen, "unknown option %s", a);
-			return -1;
-		}
-		if (bridge_optdefs[k].arg && i + 1 >= argc) {
-			snprintf(err, errlen, "%s needs %s", a, bridge_optdefs[k].arg);
-			return -1;
-		}
-		if (bridge_opt_set(o, a + 2, bridge_optdefs[k].arg ? argv[++i] : NULL, err,
-				   errlen))
-			return -1;
-		o->given |= 1u << k;
-	}
-	return set_words(o, argc - i, argv + i, 0, err, errlen);
 }
 
 /* Split a line into words at blanks, up to a '#' starting a word. */
@@ -283,16 +242,17 @@ int bridge_config_read(struct bridge_opts *o, const char *path, char *err,
 		}
 		k = find_opt(w[0][0] == '-' && w[0][1] == '-' ? w[0] + 2 : w[0]);
 		if (k >= 0) {
-			const char *name = bridge_optdefs[k].name;
+			const char *name = bridge_options[k].name;
 
-			if (!bridge_optdefs[k].in_file) {
+			if (bridge_options[k].flags & CLI_NO_FILE) {
 				snprintf(err, errlen, "%s:%d: --%s cannot be given in a "
 					 "configuration file", path, lineno, name);
 				goto fail;
 			}
-			if (n > 2 || (n == 2) != !!bridge_optdefs[k].arg) {
+			if (n > 2 || (n == 2) != (bridge_options[k].type != CLI_FLAG)) {
 				snprintf(err, errlen, "%s:%d: %s %s", path, lineno, name,
-					 bridge_optdefs[k].arg ? "takes one value" : "takes no value");
+					 bridge_options[k].type != CLI_FLAG ? "takes one value" :
+					 "takes no value");
 				goto fail;
 			}
 			if (t.line[k]) {

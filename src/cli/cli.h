@@ -1,17 +1,29 @@
-/* The `choke` command: one function per subcommand. */
+/* The `choke` command: one function per subcommand, each with its
+ * declaration in the command table (struct cli_cmd, opt.h) beside it;
+ * main.c dispatches from the table. */
 #ifndef CHOKE_CLI_H
 #define CHOKE_CLI_H
 
 #include <stdio.h>
 
 #include "choke/params.h"
+#include "opt.h"
+
+extern const struct cli_cmd cli_cmd_params;
+extern const struct cli_cmd cli_cmd_demo;
+extern const struct cli_cmd cli_cmd_sim;
+extern const struct cli_cmd cli_cmd_replay;
+extern const struct cli_cmd cli_cmd_bridge;
+extern const struct cli_cmd cli_cmd_stats;
+extern const struct cli_cmd cli_cmd_reconfigure;
 
 int cmd_params(int argc, char **argv);
 /* `choke sim` and `choke demo` (the paper's comparison in the simulator):
  * cmd_sim.c; `choke demo --open-loop`: cmd_demo_open_loop.c */
 int cmd_sim(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
-int cmd_demo_open_loop(int argc, char **argv);
+/* the open-loop workload: seconds (2..3600), seed, json */
+int cmd_demo_open_loop(double seconds, uint64_t seed, int json);
 int cmd_replay(int argc, char **argv);
 int cmd_bridge(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

@@ -1,5 +1,6 @@
-/* choke bridge | stats | reconfigure: argument parsing and calls into
- * src/bridge/ (the options are declared once, in src/bridge/config.c). */
+/* choke bridge | stats | reconfigure: their command-table entries and calls
+ * into src/bridge/ (the bridge's options are declared once, in
+ * src/bridge/config.c, for the command line and the configuration file). */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -11,48 +12,54 @@
 #include "../bridge/control.h"
 #include "cli.h"
 
-static void bridge_usage(FILE *f)
-{
-	int k;
-
-	fprintf(f, "usage: choke bridge --in IF_A --out IF_B --rate RATE [OPTIONS]\n"
-		"                    [choke WORDS... | red WORDS... | fifo [limit N]]\n"
-		"options:\n");
-	for (k = 0; k < BO_NOPTS; k++) {
-		char left[40];
-
-		snprintf(left, sizeof(left), "--%s%s%s", bridge_optdefs[k].name,
-			 bridge_optdefs[k].arg ? " " : "",
-			 bridge_optdefs[k].arg ? bridge_optdefs[k].arg : "");
-		fprintf(f, "  %-26s %s\n", left, bridge_optdefs[k].help);
-	}
-	fprintf(f, "  -h, --help                 this text\n"
-		"Without words: choke limit 1000 bandwidth RATE; choke and red words get\n"
-		"`bandwidth RATE` when they lack one. SIGHUP re-reads --config FILE;\n"
-		"SIGTERM/SIGINT stop it and print the final counters. See choke(1).\n");
-}
+const struct cli_cmd cli_cmd_bridge = {
+	.name = "bridge",
+	.args = "[choke|red|fifo WORDS...]",
+	.summary = "forward frames between two interfaces through a shaped CHOKe queue",
+	.details = "  --in, --out and --rate are required (here or in the --config file).\n"
+		   "  Without words: choke limit 1000 bandwidth RATE; choke and red words get\n"
+		   "  `bandwidth RATE` when they lack one. Needs root to start. SIGHUP re-reads\n"
+		   "  --config FILE; SIGTERM and SIGINT stop it and print the final counters.\n"
+		   "  See docs/bridge.md.\n",
+	.opts = bridge_options, /* src/bridge/config.c: also the config file's */
+	.min_pos = 0,
+	.max_pos = -1,
+	.run = cmd_bridge,
+};
 
 int cmd_bridge(int argc, char **argv)
 {
-	struct bridge_opts *o = malloc(sizeof(*o));
+	struct bridge_opts *o;
+	struct cli_parser ps;
+	const char *val[BO_NOPTS];
+	int order[BO_NOPTS], n = 0, i, rc, id;
 	char err[512];
-	int rc;
 
+	/* the command line first (its ranges checked; --help wins), then what
+	 * only the bridge knows, in the order given */
+	cli_parser_init(&ps, &cli_cmd_bridge, argc, argv);
+	while ((id = cli_next(&ps)) > 0 && n < BO_NOPTS) {
+		order[n++] = id - 1;
+		val[id - 1] = ps.val;
+	}
+	if (id < 0)
+		return ps.status;
+	o = malloc(sizeof(*o));
 	if (!o) {
 		fprintf(stderr, "choke: bridge: out of memory\n");
 		return 1;
 	}
 	bridge_opts_init(o);
-	rc = bridge_parse_args(o, argc, argv, err, sizeof(err));
-	if (rc == 1) {
-		bridge_usage(stdout);
-		rc = 0;
-	} else if (rc < 0) {
-		fprintf(stderr, "choke: bridge: %s (choke bridge --help: the options)\n", err);
-		rc = 1;
-	} else {
-		rc = bridge_run(o);
+	for (i = 0, rc = -1; i < n && rc < 0; i++) {
+		if (bridge_opt_set(o, bridge_options[order[i]].name, val[order[i]], err,
+				   sizeof(err)))
+			rc = cli_usage_error(&cli_cmd_bridge, "%s", err);
+		o->given |= 1u << order[i];
 	}
+	if (rc < 0 && bridge_set_words(o, ps.npos, ps.pos, err, sizeof(err)))
+		rc = cli_usage_error(&cli_cmd_bridge, "%s", err);
+	if (rc < 0)
+		rc = bridge_run(o);
 	free(o);
 	return rc;
 }
@@ -110,14 +117,31 @@ static int call(const char *cmd, const char *path, const struct ctl_request *r,
 	return rc ? 1 : 0;
 }
 
-static void stats_usage(FILE *f)
-{
-	fprintf(f, "usage: choke stats [--socket PATH] [--format text|json|openmetrics | --json]\n"
-		"                   [--watch [SECONDS]]\n"
-		"  a running bridge's counters; --json is --format json; --watch repeats\n"
-		"  every SECONDS (0.1 to 3600, default 1) until interrupted.\n"
-		"  -h, --help   this text (no bridge is contacted)\n");
-}
+enum { S_SOCKET = 1, S_FORMAT, S_JSON, S_WATCH };
+
+#define OPT_SOCKET(id) { id, "socket", CLI_STR, "PATH", "the bridge's control socket " \
+			 "(default: the only one in /run/choke)", .flags = 0 }
+
+static const struct cli_opt stats_opts[] = {
+	OPT_SOCKET(S_SOCKET),
+	{ S_FORMAT, "format", CLI_CHOICE, "text|json|openmetrics", "text (default), one JSON "
+	  "object, or OpenMetrics for Prometheus", .group = 1 },
+	{ S_JSON, "json", CLI_FLAG, NULL, "--format json", .group = 1 },
+	{ S_WATCH, "watch", CLI_OPT_NUM, "SECONDS", "repeat every SECONDS (default 1) until "
+	  "interrupted", .dmin = 0.1, .dmax = 3600 },
+	{ .id = 0 },
+};
+
+const struct cli_cmd cli_cmd_stats = {
+	.name = "stats",
+	.args = NULL,
+	.summary = "live counters of a running bridge",
+	.details = "  (--help contacts no bridge)\n",
+	.opts = stats_opts,
+	.min_pos = 0,
+	.max_pos = 0,
+	.run = cmd_stats,
+};
 
 static volatile sig_atomic_t watch_stop;
 
@@ -130,47 +154,23 @@ static void on_int(int sig)
 int cmd_stats(int argc, char **argv)
 {
 	struct ctl_request r;
+	struct cli_parser ps;
 	const char *sock = NULL;
 	char path[300];
-	int i, rc, fmt = CTL_FMT_TEXT, tty, first = 1;
+	int rc, fmt = CTL_FMT_TEXT, tty, first = 1, id;
 	double watch = 0;
 
-	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			stats_usage(stdout);
-			return 0;
-		}
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			fmt = CTL_FMT_JSON;
-		} else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
-			fmt = ctl_format_from_name(argv[++i]);
-			if (fmt < 0) {
-				fprintf(stderr, "choke: stats: --format takes text, json or "
-					"openmetrics, not \"%s\"\n", argv[i]);
-				return 1;
-			}
-		} else if (!strcmp(argv[i], "--socket") && i + 1 < argc) {
-			sock = argv[++i];
-		} else if (!strcmp(argv[i], "--watch")) {
-			watch = 1;
-			if (i + 1 < argc && argv[i + 1][0] != '-') {
-				char *end;
-
-				watch = strtod(argv[++i], &end);
-				if (*end || !(watch >= 0.1 && watch <= 3600)) {
-					fprintf(stderr, "choke: stats: --watch takes seconds from "
-						"0.1 to 3600, not \"%s\"\n", argv[i]);
-					return 1;
-				}
-			}
-		} else {
-			fprintf(stderr, "choke: stats: unknown or incomplete option \"%s\"\n",
-				argv[i]);
-			stats_usage(stderr);
-			return 1;
+	cli_parser_init(&ps, &cli_cmd_stats, argc, argv);
+	while ((id = cli_next(&ps)) > 0) {
+		switch (id) {
+		case S_SOCKET: sock = ps.val; break;
+		case S_FORMAT: fmt = ctl_format_from_name(ps.val); break;
+		case S_JSON: fmt = CTL_FMT_JSON; break;
+		case S_WATCH: watch = ps.has_value ? ps.d : 1; break;
 		}
 	}
+	if (id < 0)
+		return ps.status;
 	if (find_socket("stats", sock, path, sizeof(path)))
 		return 1;
 	memset(&r, 0, sizeof(r));
@@ -199,52 +199,46 @@ int cmd_stats(int argc, char **argv)
 	return 0;
 }
 
-static void reconfigure_usage(FILE *f)
-{
-	fprintf(f, "usage: choke reconfigure [--socket PATH] [choke|red|fifo] WORDS...\n"
-		"  change a running bridge's discipline in place (tc's words; choke and\n"
-		"  red get the bridge's rate as `bandwidth` when they lack one).\n"
-		"  -h, --help   this text (nothing is sent)\n");
-}
+enum { C_SOCKET = 1 };
+
+static const struct cli_opt reconfigure_opts[] = {
+	OPT_SOCKET(C_SOCKET),
+	{ .id = 0 },
+};
+
+const struct cli_cmd cli_cmd_reconfigure = {
+	.name = "reconfigure",
+	.args = "[choke|red|fifo] WORDS...",
+	.summary = "change a running bridge's discipline in place",
+	.details = "  tc's words; choke and red get the bridge's rate as `bandwidth` when they\n"
+		   "  lack one. (--help sends nothing.)\n",
+	.opts = reconfigure_opts,
+	.min_pos = 1,
+	.max_pos = -1,
+	.run = cmd_reconfigure,
+};
 
 int cmd_reconfigure(int argc, char **argv)
 {
 	struct ctl_request r;
+	struct cli_parser ps;
 	const char *sock = NULL;
 	char path[300];
-	int i;
+	int i, id;
 
-	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			reconfigure_usage(stdout);
-			return 0;
-		}
-	i = 1;
-	if (i < argc && !strcmp(argv[i], "--socket")) {
-		if (i + 1 >= argc) {
-			fprintf(stderr, "choke: reconfigure: --socket needs PATH\n");
-			return 1;
-		}
-		sock = argv[i + 1];
-		i += 2;
-	}
-	if (i < argc && argv[i][0] == '-') {
-		fprintf(stderr, "choke: reconfigure: unknown option \"%s\"\n", argv[i]);
-		reconfigure_usage(stderr);
-		return 1;
-	}
-	if (i >= argc) {
-		reconfigure_usage(stderr);
-		return 1;
-	}
-	if (argc - i > CTL_MAX_WORDS) {
-		fprintf(stderr, "choke: reconfigure: more than %d words\n", CTL_MAX_WORDS);
-		return 1;
-	}
+	cli_parser_init(&ps, &cli_cmd_reconfigure, argc, argv);
+	while ((id = cli_next(&ps)) > 0)
+		if (id == C_SOCKET)
+			sock = ps.val;
+	if (id < 0)
+		return ps.status;
+	if (ps.npos > CTL_MAX_WORDS)
+		return cli_usage_error(&cli_cmd_reconfigure, "more than %d words",
+				       CTL_MAX_WORDS);
 	memset(&r, 0, sizeof(r));
 	r.verb = CTL_RECONFIGURE;
-	for (; i < argc; i++)
-		r.words[r.nwords++] = argv[i];
+	for (i = 0; i < ps.npos; i++)
+		r.words[r.nwords++] = ps.pos[i];
 	if (find_socket("reconfigure", sock, path, sizeof(path)))
 		return 1;
 	return call("reconfigure", path, &r, "ok: ", stdout);

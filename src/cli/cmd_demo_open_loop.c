@@ -33,46 +33,6 @@ static uint64_t drops_of(const struct wl_flow_result *f)
 	       f->drop_forced + f->drop_limit;
 }
 
-static void demo_usage(FILE *f)
-{
-	fprintf(f, "usage: choke demo --open-loop [--seconds N] [--seed N] [--json]\n");
-}
-
-static int parse_num(const char *opt, const char *s, double lo, double hi, double *v)
-{
-	char *end;
-
-	*v = strtod(s, &end);
-	if (end == s || *end || !(*v >= lo && *v <= hi)) {
-		fprintf(stderr, "choke: demo: %s needs a number in [%g, %g], not \"%s\"\n",
-			opt, lo, hi, s);
-		return -1;
-	}
-	return 0;
-}
-
-/* A seed: 0 to 2^64 - 1, every digit kept (as `choke sim --seed`). */
-static int parse_seed(const char *s, uint64_t *v)
-{
-	const char *p;
-	uint64_t x = 0;
-
-	for (p = s; *p; p++) {
-		uint64_t digit = (uint64_t)(*p - '0');
-
-		if (*p < '0' || *p > '9' || x > (UINT64_MAX - digit) / 10)
-			break;
-		x = x * 10 + digit;
-	}
-	if (p == s || *p) {
-		fprintf(stderr, "choke: demo: --seed needs a whole number in [0, %llu], not \"%s\"\n",
-			(unsigned long long)UINT64_MAX, s);
-		return -1;
-	}
-	*v = x;
-	return 0;
-}
-
 static void print_table(const struct wl_config *wc, struct wl_result *res,
 			const char *const names[3])
 {
@@ -184,7 +144,8 @@ static void print_json(const struct wl_config *wc, struct wl_result *res,
 	printf("]}\n");
 }
 
-int cmd_demo_open_loop(int argc, char **argv)
+/* seconds (2 to 3600) and seed are checked by `choke demo`'s options. */
+int cmd_demo_open_loop(double seconds, uint64_t seed, int json)
 {
 	static const char *const names[3] = { "FIFO", "RED", "CHOKe" };
 	static const char *const json_names[3] = { "fifo", "red", "choke" };
@@ -192,29 +153,8 @@ int cmd_demo_open_loop(int argc, char **argv)
 	struct wl_config wc;
 	struct wl_result res[3];
 	struct choke_params prm[3];
-	double seconds = 30;
-	uint64_t seed = 1;
-	int json = 0, i, d, rc = 0;
+	int i, d, rc = 0;
 	char line[256];
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			demo_usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
-			if (parse_num("--seconds", argv[++i], 2, 3600, &seconds))
-				return 1;
-		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-			if (parse_seed(argv[++i], &seed))
-				return 1;
-		} else {
-			fprintf(stderr, "choke: demo: unknown argument %s\n", argv[i]);
-			demo_usage(stderr);
-			return 1;
-		}
-	}
 
 	flows[0] = (struct wl_flow_spec){ 20e6, 0, 1000, 0 };
 	for (i = 1; i < DEMO_FLOWS; i++)

@@ -141,8 +141,9 @@ static const struct cli_opt params_opts[] = {
 	{ OPT_STRICT, "strict", CLI_FLAG, NULL,
 	  "refuse what stock tc refuses (harddrop, > 4294967295 bytes/s, variant words)",
 	  .flags = 0 },
-	{ OPT_DEV, "dev", CLI_STR, "IF", "read the link speed for `bandwidth N%` from IF",
-	  .group = 1 },
+	{ OPT_DEV, "dev", CLI_STR, "IF", "the link speed for `bandwidth N%`, from "
+	  "/sys/class/net/IF/speed", .group = 1,
+	  .form = "an interface name of at most 15 characters, without '/' or spaces" },
 	{ OPT_LINK_MBIT, "link-mbit", CLI_INT, "N", "link speed for `bandwidth N%`, Mbit/s",
 	  .min = 1, .max = 100000000, .group = 1 },
 	{ .id = 0 },
@@ -151,7 +152,7 @@ static const struct cli_opt params_opts[] = {
 const struct cli_cmd cli_cmd_params = {
 	.name = "params",
 	.args = "[choke|red|fifo] WORDS...",
-	.summary = "the configuration the kernel would receive for `tc qdisc ... choke WORDS`",
+	.summary = "what the kernel would receive for `tc qdisc ... choke WORDS`",
 	.details = "  WORDS: limit PACKETS bandwidth RATE [min PACKETS] [max PACKETS]\n"
 		   "         [burst PACKETS] [avpkt BYTES] [probability P] [ecn] [harddrop]\n"
 		   "         (docs/params.md; variants: docs/variants.md)\n",
@@ -165,6 +166,7 @@ int cmd_params(int argc, char **argv)
 {
 	struct cli_parser ps;
 	struct choke_params p;
+	const char *dev = NULL;
 	long link_mbit = 0;
 	int json = 0, strict = 0, id;
 	char line[512];
@@ -179,9 +181,7 @@ int cmd_params(int argc, char **argv)
 			strict = 1;
 			break;
 		case OPT_DEV:
-			link_mbit = cli_link_mbit(ps.val);
-			if (link_mbit < 0)
-				return 1;
+			dev = ps.val;
 			break;
 		case OPT_LINK_MBIT:
 			link_mbit = (long)ps.i;
@@ -190,6 +190,15 @@ int cmd_params(int argc, char **argv)
 	}
 	if (id < 0)
 		return ps.status;
+	if (dev) {
+		/* the interface's speed once the command line is known good */
+		if (strlen(dev) > 15 || strpbrk(dev, "/ \t\n"))
+			return cli_refuse(&cli_cmd_params, cli_cmd_opt(&cli_cmd_params, OPT_DEV),
+					  dev);
+		link_mbit = cli_link_mbit(dev);
+		if (link_mbit < 0)
+			return 1;
+	}
 	if (cli_parse_discipline(ps.npos, ps.pos, link_mbit, strict, &p))
 		return 1;
 	cli_print_warnings(&p);

@@ -13,20 +13,37 @@
 /* --rate's range: one byte per second to 10 Tbit/s */
 #define REPLAY_RATE_MAX_BPS 10000000000000ull
 
-static void replay_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: choke replay [--rate RATE] [--json] [--top N] [--write OUT.pcap]\n"
-		"                    [--seed N] [--strict] FILE [choke WORDS... | red WORDS... | fifo [limit N]]\n"
-		"  FILE: pcap or pcapng, - for standard input. RATE in tc's syntax (10mbit,\n"
-		"  1gbit, 125000Bps, ...), 8bit to 10tbit; without a discipline: choke limit\n"
-		"  1000 bandwidth RATE. choke and red words get `bandwidth RATE` when they\n"
-		"  lack one; without --rate the words' bandwidth is the rate.\n"
-		"  --write OUT.pcap: the delivered packets (- for standard output: the report\n"
-		"  then goes to standard error); written only if the replay succeeds, never\n"
-		"  onto FILE. --top N: flows listed, 0 for all. --seed N: 0 to 2^64-1.\n"
-		"  --strict: refuse a capture with records that would be skipped.\n");
-}
+enum { R_RATE = 1, R_JSON, R_TOP, R_WRITE, R_SEED, R_STRICT };
+
+static const struct cli_opt replay_opts[] = {
+	{ R_RATE, "rate", CLI_STR, "RATE", "the bottleneck's rate",
+	  .form = "a rate in tc's syntax from 8bit to 10tbit, e.g. 10mbit" },
+	{ R_JSON, "json", CLI_FLAG, NULL, "the report as one JSON object", .flags = 0 },
+	{ R_TOP, "top", CLI_INT, "N", "flows listed, by offered bytes (default 10; 0: all)",
+	  .min = 0, .max = UINT32_MAX },
+	{ R_WRITE, "write", CLI_STR, "OUT.pcap", "the delivered packets, written only if the "
+	  "replay succeeds and never onto FILE (-: standard output; the report then goes to "
+	  "standard error)", .flags = 0 },
+	{ R_SEED, "seed", CLI_U64, "N", "the seed of the discipline's draws (default 1)",
+	  .umax = UINT64_MAX },
+	{ R_STRICT, "strict", CLI_FLAG, NULL, "refuse a capture with records that would be "
+	  "skipped", .flags = 0 },
+	{ .id = 0 },
+};
+
+const struct cli_cmd cli_cmd_replay = {
+	.name = "replay",
+	.args = "FILE [choke|red|fifo WORDS...]",
+	.summary = "what a bottleneck's discipline would have done to a capture",
+	.details = "  FILE: pcap or pcapng, - for standard input. Without words: choke limit\n"
+		   "  1000 bandwidth RATE; choke and red words get `bandwidth RATE` when they\n"
+		   "  lack one; without --rate the words' bandwidth is the rate (fifo needs\n"
+		   "  --rate). See docs/replay.md.\n",
+	.opts = replay_opts,
+	.min_pos = 1,
+	.max_pos = -1,
+	.run = cmd_replay,
+};
 
 static uint64_t flow_drops(const struct replay_flow *f)
 {
@@ -301,22 +318,6 @@ static void on_signal(int sig)
 	replay_signal = sig;
 }
 
-/* s as a number in [0, max]: no sign, no space, nothing after it */
-static int parse_u64(const char *s, int base, uint64_t max, uint64_t *v)
-{
-	unsigned long long x;
-	char *end;
-
-	if (!(*s >= '0' && *s <= '9'))
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, base);
-	if (errno || *end || x > max)
-		return -1;
-	*v = x;
-	return 0;
-}
-
 /* what was skipped or adjusted in the capture, on standard error */
 static void warn_input(const char *file, const struct replay_result *r)
 {
@@ -337,116 +338,71 @@ int cmd_replay(int argc, char **argv)
 	struct replay_result res;
 	struct choke_params prm;
 	struct outfile of;
+	struct cli_parser ps;
 	struct sigaction sa, old_int, old_term;
 	const char *rate_str = NULL, *write_path = NULL;
 	char *words[80];
 	char qdesc[300], ratebuf[64], err[256];
-	int json = 0, i, nw = 0, kind = CHOKE_KIND_CHOKE, has_bw = 0, rc;
+	int json = 0, i, nw = 0, kind = CHOKE_KIND_CHOKE, has_bw = 0, rc, id;
 	uint64_t top = 10;
 	uint32_t *order, ntop, f;
 	FILE *report = stdout;
 
 	memset(&o, 0, sizeof(o));
 	o.seed = 1;
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		}
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			replay_usage(stdout);
-			return 0;
-		}
-		if (!strcmp(a, "--json")) {
-			json = 1;
-			continue;
-		}
-		if (!strcmp(a, "--strict")) {
-			o.strict = 1;
-			continue;
-		}
-		if (strcmp(a, "--rate") && strcmp(a, "--write") && strcmp(a, "--top") &&
-		    strcmp(a, "--seed")) {
-			fprintf(stderr, "choke: replay: unknown option %s\n", a);
-			replay_usage(stderr);
-			return 1;
-		}
-		if (!val) {
-			fprintf(stderr, "choke: replay: %s needs a value\n", a);
-			return 1;
-		}
-		i++;
-		if (!strcmp(a, "--rate")) {
-			rate_str = val;
-		} else if (!strcmp(a, "--write")) {
-			write_path = val;
-		} else if (!strcmp(a, "--top")) {
-			if (parse_u64(val, 10, UINT32_MAX, &top)) {
-				fprintf(stderr, "choke: replay: --top needs a number from 0 (all) to "
-					"%u, not \"%s\"\n", UINT32_MAX, val);
-				return 1;
-			}
-		} else if (parse_u64(val, 0, UINT64_MAX, &o.seed)) {
-			fprintf(stderr, "choke: replay: --seed needs a number from 0 to %llu, "
-				"not \"%s\"\n", (unsigned long long)UINT64_MAX, val);
-			return 1;
+	cli_parser_init(&ps, &cli_cmd_replay, argc, argv);
+	while ((id = cli_next(&ps)) > 0) {
+		switch (id) {
+		case R_RATE: rate_str = ps.val; break;
+		case R_JSON: json = 1; break;
+		case R_TOP: top = (uint64_t)ps.i; break;
+		case R_WRITE: write_path = ps.val; break;
+		case R_SEED: o.seed = ps.u; break;
+		case R_STRICT: o.strict = 1; break;
 		}
 	}
-	if (i >= argc) {
-		fprintf(stderr, "choke: replay: no capture file given\n");
-		replay_usage(stderr);
-		return 1;
-	}
-	o.file = argv[i++];
-	if (argc - i > 70) {
+	if (id < 0)
+		return ps.status;
+	o.file = ps.pos[0];
+	if (ps.npos - 1 > 70) {
 		fprintf(stderr, "choke: replay: too many words (at most 70)\n");
 		return 1;
 	}
-	for (; i < argc; i++) {
-		if (nw == 0 && !strcmp(argv[i], "red"))
+	for (i = 1; i < ps.npos; i++) {
+		if (nw == 0 && !strcmp(ps.pos[i], "red"))
 			kind = CHOKE_KIND_RED;
-		if (nw == 0 && !strcmp(argv[i], "fifo"))
+		if (nw == 0 && !strcmp(ps.pos[i], "fifo"))
 			kind = CHOKE_KIND_FIFO;
-		if (!strcmp(argv[i], "bandwidth"))
+		if (!strcmp(ps.pos[i], "bandwidth"))
 			has_bw = 1;
-		words[nw++] = argv[i];
+		words[nw++] = ps.pos[i];
 	}
 	if (rate_str) {
 		uint64_t bytes;
 
 		if (choke_tc_get_rate(rate_str, 1, &bytes) || bytes == 0 ||
-		    bytes > REPLAY_RATE_MAX_BPS / 8) {
-			fprintf(stderr, "choke: replay: bad --rate \"%s\": a rate from 8bit "
-				"(one byte per second) to 10tbit, e.g. 10mbit\n", rate_str);
-			return 1;
-		}
+		    bytes > REPLAY_RATE_MAX_BPS / 8)
+			return cli_refuse(&cli_cmd_replay, cli_cmd_opt(&cli_cmd_replay, R_RATE),
+					  rate_str);
 		o.rate_bps = bytes * 8;
 	}
 	if (nw == 0) {
-		if (!rate_str) {
-			fprintf(stderr, "choke: replay: --rate is required without "
-				"discipline words\n");
-			return 1;
-		}
+		if (!rate_str)
+			return cli_usage_error(&cli_cmd_replay, "--rate is required without "
+					       "discipline words");
 		words[nw++] = "choke";
 		words[nw++] = "limit";
 		words[nw++] = "1000";
 	}
 	if (kind != CHOKE_KIND_FIFO && !has_bw) {
-		if (!rate_str) {
-			fprintf(stderr, "choke: replay: give --rate or a bandwidth\n");
-			return 1;
-		}
+		if (!rate_str)
+			return cli_usage_error(&cli_cmd_replay, "give --rate or a bandwidth");
 		snprintf(ratebuf, sizeof(ratebuf), "%s", rate_str);
 		words[nw++] = "bandwidth";
 		words[nw++] = ratebuf;
 	}
-	if (kind == CHOKE_KIND_FIFO && !rate_str) {
-		fprintf(stderr, "choke: replay: fifo needs --rate\n");
-		return 1;
-	}
+	if (kind == CHOKE_KIND_FIFO && !rate_str)
+		return cli_usage_error(&cli_cmd_replay, "fifo needs --rate");
 	if (cli_parse_discipline(nw, words, 0, 0, &prm))
 		return 1;
 	cli_print_warnings(&prm);

@@ -3,7 +3,6 @@
  * into the simulator's runner (src/sim/runner.h), reports and plot. The
  * open-loop demo (`choke demo --open-loop`) is cmd_demo_open_loop.c.
  */
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,143 +18,175 @@
 
 struct sim_cli {
 	const char *cmd; /* "sim" or "demo" */
-	const char *scenario, *qdisc, *seed, *sweep, *plot, *sets[MAX_SETS];
-	int nsets, compare, flows, speed, force, progress, jobs, format;
+	const char *scenario, *qdisc, *seed, *sweep, *plot, *sets[MAX_SETS + 2];
+	int nsets, compare, flows, speed, force, progress, jobs, format, keys, open_loop, json;
 	int tty, shown; /* progress: stderr is a terminal; a line is showing */
 	double last;    /* when the last line was printed */
+	double seconds; /* --seconds (0: not given) */
+	uint64_t seed_u;
 	char dur[64], warm[64];
 };
 
-enum { SIM = 1, DEMO = 2 };                  /* where an option is */
-enum { FLAG, TEXT, SET, FORMAT, JOBS, SECONDS, KEYS, HELP }; /* what it does */
-#define AT(field) offsetof(struct sim_cli, field)
-
-/* The options of both commands: name, value, where, what, help. */
-static const struct sim_opt {
-	const char *name, *arg;
-	unsigned in;
-	int does;
-	size_t at; /* FLAG: the int set to 1; TEXT: the string set; FORMAT: the format */
-	const char *help;
-} opts[] = {
-	{ "--seconds", "N", DEMO, SECONDS, 0, "simulated time, 2 to 3600 (the first fifth not measured)" },
-	{ "--set", "KEY=VALUE", SIM | DEMO, SET, 0, "override a scenario key (choke sim --keys)" },
-	{ "--qdisc", "Q", SIM, TEXT, AT(qdisc), "fifo|red|choke or 'choke limit 300 min 25 max 50'" },
-	{ "--seed", "N", SIM | DEMO, TEXT, AT(seed), "0 to 18446744073709551615 (same seed, same output)" },
-	{ "--compare", NULL, SIM, FLAG, AT(compare), "FIFO, RED and CHOKe on the same scenario" },
-	{ "--sweep", "SPEC", SIM, TEXT, AT(sweep), "KEY=A..B:N[:log] or KEY=V1,V2,...: each point under\n"
-	  "                      FIFO, RED and CHOKe (only Q with --qdisc Q)" },
-	{ "--plot", "FILE", SIM, TEXT, AT(plot), "draw a sweep: FILE.png, .svg or .pdf, and FILE.gp,\n"
-	  "                      the gnuplot script (-: a PNG on standard output)" },
-	{ "--json", NULL, SIM | DEMO, FORMAT, SIM_FMT_JSON, "the report as JSON" },
-	{ "--csv", NULL, SIM | DEMO, FORMAT, SIM_FMT_CSV, "the report as CSV" },
-	{ "--flows", NULL, SIM, FLAG, AT(flows), "list every flow, even when there are many" },
-	{ "--jobs", "N", SIM | DEMO, JOBS, 0, "N simulations at a time, 1 to 64 (same output)" },
-	{ "--speed", NULL, SIM | DEMO, FLAG, AT(speed), "events and packets per second on standard error" },
-	{ "--force", NULL, SIM | DEMO, FLAG, AT(force), "run even what is estimated above 1e9 events" },
-	{ "--progress", NULL, SIM | DEMO, FLAG, AT(progress), "progress on standard error (on a "
-	  "terminal: always)" },
-	{ "--keys", NULL, SIM, KEYS, 0, "the scenario keys and their defaults" },
-	{ "--help", NULL, SIM | DEMO, HELP, 0, "this (also -h)" },
-	{ "-h", NULL, SIM | DEMO, HELP, 0, NULL },
+enum {
+	O_SECONDS = 1, O_SET, O_QDISC, O_SEED, O_COMPARE, O_SWEEP, O_PLOT, O_JSON, O_CSV,
+	O_FLOWS, O_JOBS, O_SPEED, O_FORCE, O_PROGRESS, O_KEYS, O_OPEN_LOOP
 };
-#define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
-static void usage(FILE *f, unsigned mode)
+/* the options both commands take, declared once */
+#define OPT_SET { O_SET, "set", CLI_STR, "KEY=VALUE", "override a scenario key (choke sim --keys)", \
+		  .flags = CLI_REPEAT }
+#define OPT_SEED { O_SEED, "seed", CLI_U64, "N", "the seed (the same seed gives the same output)", \
+		   .umax = UINT64_MAX }
+#define OPT_JSON { O_JSON, "json", CLI_FLAG, NULL, "the report as JSON", .group = 1 }
+#define OPT_CSV { O_CSV, "csv", CLI_FLAG, NULL, "the report as CSV", .group = 1 }
+#define OPT_JOBS { O_JOBS, "jobs", CLI_INT, "N", "simulations at a time (the same output)", \
+		   .min = 1, .max = SIM_MAX_JOBS }
+#define OPT_SPEED { O_SPEED, "speed", CLI_FLAG, NULL, \
+		    "events and packets per second on standard error", .flags = 0 }
+#define OPT_FORCE { O_FORCE, "force", CLI_FLAG, NULL, \
+		    "run even what is estimated above 1e9 events", .flags = 0 }
+#define OPT_PROGRESS { O_PROGRESS, "progress", CLI_FLAG, NULL, \
+		       "progress on standard error (on a terminal: always)", .flags = 0 }
+
+static const struct cli_opt sim_opts[] = {
+	OPT_SET,
+	{ O_QDISC, "qdisc", CLI_STR, "Q", "the discipline: fifo, red or choke, with tc words "
+	  "('choke limit 300 min 25 max 50')", .flags = 0 },
+	OPT_SEED,
+	{ O_COMPARE, "compare", CLI_FLAG, NULL, "FIFO, RED and CHOKe on the same scenario",
+	  .flags = 0 },
+	{ O_SWEEP, "sweep", CLI_STR, "SPEC", "KEY=A..B:N[:log] or KEY=V1,V2,...: each point "
+	  "under FIFO, RED and CHOKe (only Q with --qdisc Q)", .flags = 0 },
+	{ O_PLOT, "plot", CLI_STR, "FILE", "draw the sweep: FILE.png, .svg or .pdf, and FILE.gp, "
+	  "the gnuplot script (-: a PNG on standard output)", .flags = 0 },
+	OPT_JSON,
+	OPT_CSV,
+	{ O_FLOWS, "flows", CLI_FLAG, NULL, "list every flow, even when there are many",
+	  .flags = 0 },
+	OPT_JOBS,
+	OPT_SPEED,
+	OPT_FORCE,
+	OPT_PROGRESS,
+	{ O_KEYS, "keys", CLI_FLAG, NULL, "list the scenario keys and their defaults, and exit",
+	  .flags = 0 },
+	{ .id = 0 },
+};
+
+static const struct cli_opt demo_opts[] = {
+	{ O_SECONDS, "seconds", CLI_NUM, "N", "simulated seconds (default 100; --open-loop: 30), the "
+	  "first fifth not measured (--open-loop: a sixth)", .dmin = 2, .dmax = 3600 },
+	OPT_SET,
+	OPT_SEED,
+	OPT_JSON,
+	OPT_CSV,
+	OPT_JOBS,
+	OPT_SPEED,
+	OPT_FORCE,
+	OPT_PROGRESS,
+	{ O_OPEN_LOOP, "open-loop", CLI_FLAG, NULL, "the earlier open-loop workload instead "
+	  "(takes only --seconds, --seed and --json)", .flags = 0 },
+	{ .id = 0 },
+};
+
+static void sim_usage_dir(FILE *f)
 {
-	size_t k;
-
-	if (mode == DEMO)
-		fprintf(f, "usage: choke demo [OPTIONS]   (the paper's experiment: FIFO, RED, CHOKe)\n"
-			"       choke demo --open-loop [--seconds N] [--seed N] [--json]\n");
-	else
-		fprintf(f, "usage: choke sim SCENARIO [OPTIONS]\n       choke sim --keys\n"
-			"  SCENARIO: a file of key = value lines, a path (with a /) or a name\n"
-			"  looked up in $CHOKE_SCENARIO_PATH, ./scenarios,\n  %s and the current "
-			"directory\n  (paper-single-link is also built in)\n", sim_scenario_dir);
-	for (k = 0; k < NOPTS; k++)
-		if ((opts[k].in & mode) && opts[k].help)
-			fprintf(f, "  %s%s%-*s %s\n", opts[k].name, opts[k].arg ? " " : "",
-				(int)(19 - strlen(opts[k].name) - !!opts[k].arg),
-				opts[k].arg ? opts[k].arg : "", opts[k].help);
+	fprintf(f, "  The installed scenarios: %s\n", sim_scenario_dir);
 }
 
-/* Option o with its value v. 0, 1 (done: exit 0), or -1 (error). */
-static int set_opt(struct sim_cli *c, const struct sim_opt *o, const char *v)
+const struct cli_cmd cli_cmd_sim = {
+	.name = "sim",
+	.args = "SCENARIO",
+	.summary = "simulate TCP and UDP flows through a bottleneck",
+	.details = "  SCENARIO: a file of key = value lines, a path (with a /) or a name looked\n"
+		   "  up in $CHOKE_SCENARIO_PATH, ./scenarios, the installed scenarios and the\n"
+		   "  current directory (paper-single-link is also built in); choke sim --keys\n"
+		   "  lists the keys. See docs/sim.md.\n",
+	.details_fn = sim_usage_dir,
+	.opts = sim_opts,
+	.min_pos = 0, /* not with --keys */
+	.max_pos = 1,
+	.run = cmd_sim,
+};
+
+const struct cli_cmd cli_cmd_demo = {
+	.name = "demo",
+	.args = NULL,
+	.summary = "the CHOKe paper's experiment under FIFO, RED and CHOKe",
+	.details = "  32 TCP flows and one UDP flow at twice the capacity of a 1 Mbit/s link,\n"
+		   "  simulated (the built-in paper-single-link scenario); --open-loop: one\n"
+		   "  heavy CBR flow and 20 light Poisson flows, open loop.\n",
+	.opts = demo_opts,
+	.min_pos = 0,
+	.max_pos = 0,
+	.run = cmd_demo,
+};
+
+/* Parse argv into c. -1 to go on, else the exit status (0 after --help). */
+static int parse(struct sim_cli *c, const struct cli_cmd *cmd, int argc, char **argv)
 {
-	char *end;
-	double s;
+	struct cli_parser ps;
+	int id;
 
-	switch (o->does) {
-	case FLAG: *(int *)((char *)c + o->at) = 1; break;
-	case TEXT: *(const char **)((char *)c + o->at) = v; break;
-	case KEYS: sim_scenario_write_keys(stdout); return 1;
-	case HELP: usage(stdout, c->cmd[0] == 'd' ? DEMO : SIM); return 1;
-	case SET:
-		if (c->nsets >= MAX_SETS)
-			return fprintf(stderr, "choke: %s: too many --set\n", c->cmd), -1;
-		c->sets[c->nsets++] = v;
-		break;
-	case FORMAT:
-		if (c->format && c->format != (int)o->at)
-			return fprintf(stderr, "choke: %s: --json or --csv, not both\n", c->cmd), -1;
-		c->format = (int)o->at;
-		break;
-	case JOBS:
-		c->jobs = (int)strtol(v, &end, 10);
-		if (end == v || *end || c->jobs < 1 || c->jobs > SIM_MAX_JOBS)
-			return fprintf(stderr, "choke: %s: --jobs needs a number from 1 to %d, not "
-				       "\"%s\"\n", c->cmd, SIM_MAX_JOBS, v), -1;
-		break;
-	case SECONDS:
-		s = strtod(v, &end);
-		if (end == v || *end || !(s >= 2 && s <= 3600))
-			return fprintf(stderr, "choke: %s: --seconds needs a number in [2, 3600], "
-				       "not \"%s\"\n", c->cmd, v), -1;
-		snprintf(c->dur, sizeof(c->dur), "duration=%gs", s);
-		snprintf(c->warm, sizeof(c->warm), "warmup=%gs", s / 5);
-		if (set_opt(c, &opts[1], c->dur) || set_opt(c, &opts[1], c->warm))
-			return -1;
-		break;
-	}
-	return 0;
-}
-
-/* Parse argv for mode (SIM or DEMO). 0, 1 (done: exit 0), -1 (error). */
-static int parse(struct sim_cli *c, unsigned mode, int argc, char **argv)
-{
-	const struct sim_opt *o;
-	int i, r;
-
-	for (i = 1; i < argc; i++) {
-		for (o = opts; o < opts + NOPTS && (!(o->in & mode) || strcmp(argv[i], o->name)); o++)
-			;
-		if (o == opts + NOPTS && mode == SIM && !c->scenario && argv[i][0] != '-') {
-			c->scenario = argv[i];
-			continue;
+	cli_parser_init(&ps, cmd, argc, argv);
+	while ((id = cli_next(&ps)) > 0) {
+		switch (id) {
+		case O_SECONDS:
+			c->seconds = ps.d;
+			snprintf(c->dur, sizeof(c->dur), "duration=%gs", ps.d);
+			snprintf(c->warm, sizeof(c->warm), "warmup=%gs", ps.d / 5);
+			c->sets[c->nsets++] = c->dur;
+			c->sets[c->nsets++] = c->warm;
+			break;
+		case O_SET:
+			if (c->nsets >= MAX_SETS)
+				return cli_usage_error(cmd, "--set given more than %d times",
+						       MAX_SETS);
+			c->sets[c->nsets++] = ps.val;
+			break;
+		case O_QDISC: c->qdisc = ps.val; break;
+		case O_SEED: c->seed = ps.val; c->seed_u = ps.u; break;
+		case O_SWEEP: c->sweep = ps.val; break;
+		case O_PLOT: c->plot = ps.val; break;
+		case O_JSON: c->format = SIM_FMT_JSON; c->json = 1; break;
+		case O_CSV: c->format = SIM_FMT_CSV; break;
+		case O_JOBS: c->jobs = (int)ps.i; break;
+		case O_COMPARE: c->compare = 1; break;
+		case O_FLOWS: c->flows = 1; break;
+		case O_SPEED: c->speed = 1; break;
+		case O_FORCE: c->force = 1; break;
+		case O_PROGRESS: c->progress = 1; break;
+		case O_KEYS: c->keys = 1; break;
+		case O_OPEN_LOOP: c->open_loop = 1; break;
 		}
-		if (o == opts + NOPTS) {
-			fprintf(stderr, c->scenario && argv[i][0] != '-' ?
-				"choke: %s: one scenario at a time (not also \"%s\")\n" :
-				argv[i][0] == '-' ? "choke: %s: unknown option %s\n" :
-				"choke: %s: unknown argument %s\n", c->cmd, argv[i]);
-			usage(stderr, mode);
-			return -1;
-		}
-		if (o->arg && i + 1 >= argc)
-			return fprintf(stderr, "choke: %s: %s needs a value\n", c->cmd, o->name), -1;
-		r = set_opt(c, o, o->arg ? argv[++i] : NULL);
-		if (r)
-			return r;
 	}
-	if (mode == SIM && !c->scenario)
-		return fprintf(stderr, "choke: sim: no scenario given\n"), usage(stderr, SIM), -1;
+	if (id < 0)
+		return ps.status;
+	if (c->open_loop) {
+		static const int only[] = { O_SECONDS, O_SEED, O_JSON, O_OPEN_LOOP };
+		const struct cli_opt *o;
+		size_t k;
+
+		for (o = cmd->opts; o->id; o++) {
+			for (k = 0; k < sizeof(only) / sizeof(only[0]) && only[k] != o->id; k++)
+				;
+			if (k == sizeof(only) / sizeof(only[0]) && cli_given(&ps, o->id))
+				return cli_usage_error(cmd, "--open-loop takes only --seconds, "
+						       "--seed and --json (not --%s)", o->name);
+		}
+	}
+	if (c->keys) {
+		sim_scenario_write_keys(stdout);
+		return 0;
+	}
+	if (cmd == &cli_cmd_sim && !ps.npos)
+		return cli_usage_error(cmd, "missing SCENARIO (choke sim --keys lists the keys)");
+	c->scenario = ps.npos ? ps.pos[0] : NULL;
 	if (c->plot && !c->sweep)
-		return fprintf(stderr, "choke: %s: --plot draws a sweep: give --sweep too\n", c->cmd), -1;
+		return cli_usage_error(cmd, "--plot draws a sweep: give --sweep too");
 	if (c->sweep && c->compare)
-		return fprintf(stderr, "choke: %s: --sweep already compares the disciplines; drop "
-			       "--compare\n", c->cmd), -1;
-	return 0;
+		return cli_usage_error(cmd, "--sweep already compares the disciplines; "
+				       "drop --compare");
+	return -1;
 }
 
 /* Progress on standard error: on a terminal one line redrawn in place after
@@ -222,24 +253,22 @@ out:
 int cmd_sim(int argc, char **argv)
 {
 	struct sim_cli o = { .cmd = "sim", .jobs = 1 };
-	int r = parse(&o, SIM, argc, argv);
+	int r = parse(&o, &cli_cmd_sim, argc, argv);
 
-	return r ? (r > 0 ? 0 : 1) : run(&o);
+	return r >= 0 ? r : run(&o);
 }
 
 /* The paper's comparison at 2c on the built-in scenario; --open-loop: the
- * earlier open-loop workload, with its own options. */
+ * earlier open-loop workload. */
 int cmd_demo(int argc, char **argv)
 {
 	struct sim_cli o = { .cmd = "demo", .jobs = 1, .compare = 1 };
-	int i, r;
+	int r = parse(&o, &cli_cmd_demo, argc, argv);
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--open-loop")) {
-			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof(*argv));
-			return cmd_demo_open_loop(argc - 1, argv);
-		}
-	}
-	r = parse(&o, DEMO, argc, argv);
-	return r ? (r > 0 ? 0 : 1) : run(&o);
+	if (r >= 0)
+		return r;
+	if (o.open_loop)
+		return cmd_demo_open_loop(o.seconds ? o.seconds : 30, o.seed ? o.seed_u : 1,
+					  o.json);
+	return run(&o);
 }

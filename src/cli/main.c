@@ -1,4 +1,8 @@
-/* choke: command-line front end of libchoke. */
+/* choke: command-line front end of libchoke. The table of subcommands is
+ * commands[] below; each command declares its options beside its code
+ * (struct cli_cmd, opt.h), and that one declaration drives its parser, its
+ * --help, `choke help --options` (checked against the man page and README
+ * by tests/help.sh) and `choke help --inputs` (docs/inputs.md). */
 #include <stdio.h>
 #include <string.h>
 
@@ -6,61 +10,97 @@
 
 #define CHOKE_VERSION "0.1.0"
 
+static const struct cli_cmd *const commands[] = {
+	&cli_cmd_params,
+	&cli_cmd_demo,
+	&cli_cmd_sim,
+	&cli_cmd_replay,
+	&cli_cmd_bridge,
+	&cli_cmd_stats,
+	&cli_cmd_reconfigure,
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: choke COMMAND [ARGS...]\n"
-		"\n"
-		"commands:\n"
-		"  params [--json] [--strict] [--dev IF | --link-mbit N] [choke|red|fifo] WORDS...\n"
-		"        the configuration the kernel would receive for `tc qdisc ... choke WORDS`\n"
-		"  demo [--seconds N] [--seed N] [--json | --csv] [--open-loop]\n"
-		"        the paper's 32 TCP + 1 UDP at 2x capacity through FIFO, RED and CHOKe\n"
-		"        (--open-loop: the earlier open-loop workload)\n"
-		"  sim SCENARIO [--set KEY=VALUE]... [--qdisc Q] [--seed N] [--compare]\n"
-		"      [--sweep KEY=A..B:N[:log]] [--plot FILE.png] [--csv | --json]\n"
-		"        packet-level simulation of TCP and UDP through a bottleneck (scenarios/)\n"
-		"  replay [--rate RATE] [--json] [--top N] [--write OUT.pcap] [--seed N] [--strict]\n"
-		"      FILE [choke|red|fifo WORDS...]\n"
-		"        what a discipline at a bottleneck would have done to a capture\n"
-		"  bridge --in IF_A --out IF_B --rate RATE [--duplex] [--config FILE] [OPTIONS] [WORDS...]\n"
-		"        forward frames between two interfaces through a shaped CHOKe queue\n"
-		"  stats [--socket PATH] [--format text|json|openmetrics | --json] [--watch [SECONDS]]\n"
-		"        live counters of a running bridge\n"
-		"  reconfigure [--socket PATH] [choke|red|fifo] WORDS...\n"
-		"        change a running bridge's discipline in place\n"
-		"  help | --help, version | --version\n"
-		"\n"
-		"See choke(1) and README.md.\n");
+	size_t i;
+
+	fprintf(f, "usage: choke COMMAND [OPTIONS] [ARGS...]\n\ncommands:\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-16s %s\n", commands[i]->name, commands[i]->summary);
+	fprintf(f, "  %-16s %s\n", "help [COMMAND]", "this list, or a command's usage");
+	fprintf(f, "  %-16s %s\n", "version", "the version");
+	fprintf(f, "\n`choke COMMAND --help` lists a command's options. See choke(1) and "
+		"README.md.\n");
+}
+
+static const struct cli_cmd *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i]->name, name))
+			return commands[i];
+	return NULL;
+}
+
+/* `choke help [COMMAND | --options | --inputs]` */
+static int help(int argc, char **argv)
+{
+	const struct cli_cmd *c;
+	size_t i;
+
+	if (argc > 2) {
+		fprintf(stderr, "choke help: one command at a time (not also \"%s\")\n",
+			argv[2]);
+		return 2;
+	}
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--options")) {
+		/* every option of every command, one a line (tests/help.sh) */
+		for (i = 0; i < NCOMMANDS; i++)
+			cli_print_option_list(stdout, commands[i]);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--inputs")) {
+		/* the generated part of docs/inputs.md */
+		for (i = 0; i < NCOMMANDS; i++)
+			cli_print_inputs(stdout, commands[i]);
+		return 0;
+	}
+	c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "choke help: unknown command \"%s\"\n", argv[1]);
+		usage(stderr);
+		return 2;
+	}
+	cli_print_usage(stdout, c);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
+	const struct cli_cmd *c;
 
 	if (!cmd) {
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(cmd, "params"))
-		return cmd_params(argc - 1, argv + 1);
-	if (!strcmp(cmd, "demo"))
-		return cmd_demo(argc - 1, argv + 1);
-	if (!strcmp(cmd, "sim"))
-		return cmd_sim(argc - 1, argv + 1);
-	if (!strcmp(cmd, "bridge"))
-		return cmd_bridge(argc - 1, argv + 1);
-	if (!strcmp(cmd, "stats"))
-		return cmd_stats(argc - 1, argv + 1);
-	if (!strcmp(cmd, "reconfigure"))
-		return cmd_reconfigure(argc - 1, argv + 1);
-	if (!strcmp(cmd, "replay"))
-		return cmd_replay(argc - 1, argv + 1);
-	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-		usage(stdout);
-		return 0;
-	}
+	c = find_command(cmd);
+	if (c)
+		return c->run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
+		return help(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		if (argc > 2) {
+			fprintf(stderr, "choke version: takes no arguments (not \"%s\")\n",
+				argv[2]);
+			return 2;
+		}
 		printf("choke %s\n", CHOKE_VERSION);
 		return 0;
 	}

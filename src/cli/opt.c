@@ -1,7 +1,4 @@
 /* The command table's parser and usage printer (see opt.h). */
-#include <errno.h>
-#include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +35,32 @@ int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
 	return 2;
 }
 
+int cli_refuse(const struct cli_cmd *cmd, const struct cli_opt *o, const char *v)
+{
+	char err[512];
+
+	cli_opt_refuse(o, v, err, sizeof(err));
+	return cli_usage_error(cmd, "%s", err);
+}
+
+const struct cli_opt *cli_cmd_opt(const struct cli_cmd *cmd, int id)
+{
+	const struct cli_opt *o;
+
+	for (o = cmd->opts; o && o->id; o++)
+		if (o->id == id)
+			return o;
+	return NULL;
+}
+
+int cli_given(const struct cli_parser *ps, int id)
+{
+	const struct cli_opt *o = cli_cmd_opt(ps->cmd, id);
+	int k = o ? (int)(o - ps->cmd->opts) : -1;
+
+	return k >= 0 && k < (int)sizeof(ps->seen) && ps->seen[k];
+}
+
 /* A usage error met while parsing: printed to the parser's stream. */
 __attribute__((format(printf, 2, 3)))
 static int perr(struct cli_parser *ps, const char *fmt, ...)
@@ -51,124 +74,63 @@ static int perr(struct cli_parser *ps, const char *fmt, ...)
 	return -1;
 }
 
-/* A decimal integer with an optional sign, nothing else. */
-static int parse_ll(const char *s, long long *out)
+static int take_value(struct cli_parser *ps, const struct cli_opt *o, const char *v)
 {
-	char *end;
+	struct cli_value cv;
+	char err[512];
 
-	if (!*s || (!(*s >= '0' && *s <= '9') && *s != '-' && *s != '+'))
-		return -1;
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return (*end || end == s || errno) ? -1 : 0;
-}
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!(*s >= '0' && *s <= '9'))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*end || errno)
-		return -1;
-	*out = v;
+	if (cli_opt_value(o, v, &cv, err, sizeof(err)))
+		return perr(ps, "%s", err);
+	ps->val = cv.s;
+	ps->i = cv.i;
+	ps->u = cv.u;
+	ps->d = cv.d;
 	return 0;
 }
 
-static int parse_num(const char *s, double *out)
+/* The required words of the synopsis ("FILE [choke WORDS...]" -> "FILE"). */
+static void required_args(const char *args, char *buf, size_t len)
 {
-	char *end;
+	size_t n = 0;
+	int depth = 0;
 
-	if (!*s || strchr(s, 'x') || strchr(s, 'X') || strchr(s, 'n') ||
-	    strchr(s, 'N') || strchr(s, 'i') || strchr(s, 'I'))
-		return -1; /* no hex, nan or inf */
-	errno = 0;
-	*out = strtod(s, &end);
-	return (*end || end == s || errno || !isfinite(*out)) ? -1 : 0;
-}
-
-static const struct cli_opt *find_opt(const struct cli_cmd *cmd, const char *name,
-				      size_t len, int *index)
-{
-	const struct cli_opt *o;
-
-	for (o = cmd->opts; o && o->id; o++) {
-		if (strlen(o->name) == len && !strncmp(o->name, name, len)) {
-			*index = (int)(o - cmd->opts);
-			return o;
-		}
+	for (; args && *args && n + 1 < len; args++) {
+		if (*args == '[')
+			depth++;
+		else if (*args == ']')
+			depth--;
+		else if (!depth && !(*args == ' ' && (!n || buf[n - 1] == ' ')))
+			buf[n++] = *args;
 	}
-	return NULL;
-}
-
-static int range_error(struct cli_parser *ps, const struct cli_opt *o, const char *v)
-{
-	switch (o->type) {
-	case CLI_INT:
-	case CLI_OPT_INT:
-		perr(ps, "--%s needs an integer from %lld to %lld, not \"%s\"",
-		     o->name, o->min, o->max, v);
-		break;
-	case CLI_U64:
-		perr(ps, "--%s needs an integer from %" PRIu64 " to %" PRIu64
-		     ", not \"%s\"", o->name, o->umin, o->umax, v);
-		break;
-	case CLI_NUM:
-		perr(ps, "--%s needs a number from %g to %g, not \"%s\"",
-		     o->name, o->dmin, o->dmax, v);
-		break;
-	default:
-		perr(ps, "--%s: bad value \"%s\"", o->name, v);
-	}
-	return -1;
-}
-
-static int take_value(struct cli_parser *ps, const struct cli_opt *o, const char *v)
-{
-	ps->val = v;
-	switch (o->type) {
-	case CLI_FLAG:
-		return 0;
-	case CLI_STR:
-		if (!*v)
-			return perr(ps, "--%s needs a non-empty %s", o->name,
-				    o->metavar ? o->metavar : "value");
-		return 0;
-	case CLI_INT:
-	case CLI_OPT_INT:
-		if (parse_ll(v, &ps->i) || ps->i < o->min || ps->i > o->max)
-			return range_error(ps, o, v);
-		return 0;
-	case CLI_U64:
-		if (parse_u64(v, &ps->u) || ps->u < o->umin || ps->u > o->umax)
-			return range_error(ps, o, v);
-		return 0;
-	case CLI_NUM:
-		if (parse_num(v, &ps->d) || ps->d < o->dmin || ps->d > o->dmax)
-			return range_error(ps, o, v);
-		return 0;
-	}
-	return range_error(ps, o, v);
+	while (n && buf[n - 1] == ' ')
+		n--;
+	buf[n] = 0;
 }
 
 static int check_positional(struct cli_parser *ps)
 {
 	const struct cli_cmd *c = ps->cmd;
+	char req[128];
 
-	if (ps->npos < c->min_pos)
-		return perr(ps, "missing %s", c->args ? c->args : "arguments");
+	if (ps->npos < c->min_pos) {
+		required_args(c->args, req, sizeof(req));
+		return perr(ps, "missing %s", req[0] ? req : "arguments");
+	}
 	if (c->max_pos >= 0 && ps->npos > c->max_pos)
 		return perr(ps, "unexpected argument \"%s\"", ps->pos[c->max_pos]);
 	return 0;
 }
 
+/* "-" and negative numbers are arguments; "-x" is an option. */
+static int is_option(const char *a)
+{
+	return a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9') && a[1] != '.';
+}
+
 int cli_next(struct cli_parser *ps)
 {
 	const struct cli_opt *o, *p;
-	const char *a, *eq;
+	const char *a, *eq, *n;
 	size_t len;
 	int idx;
 
@@ -176,7 +138,7 @@ int cli_next(struct cli_parser *ps)
 		if (ps->next >= ps->argc)
 			return check_positional(ps);
 		a = ps->argv[ps->next++];
-		if (ps->opts_done || a[0] != '-' || (a[1] != '-' && strcmp(a, "-h"))) {
+		if (ps->opts_done || !is_option(a)) {
 			if (ps->npos >= CLI_MAX_POS)
 				return perr(ps, "too many arguments (at most %d)",
 					    CLI_MAX_POS);
@@ -192,14 +154,17 @@ int cli_next(struct cli_parser *ps)
 			ps->status = 0;
 			return -1;
 		}
+		if (a[1] != '-')
+			return perr(ps, "unknown option %s", a);
 		break;
 	}
 	a += 2;
 	eq = strchr(a, '=');
 	len = eq ? (size_t)(eq - a) : strlen(a);
-	o = find_opt(ps->cmd, a, len, &idx);
+	o = cli_opt_find(ps->cmd->opts, a, len);
 	if (!o)
 		return perr(ps, "unknown option --%.*s", (int)len, a);
+	idx = (int)(o - ps->cmd->opts);
 	if (idx < (int)sizeof(ps->seen)) {
 		if (ps->seen[idx] && !(o->flags & CLI_REPEAT))
 			return perr(ps, "--%s given twice", o->name);
@@ -215,6 +180,7 @@ int cli_next(struct cli_parser *ps)
 		}
 		ps->seen[idx] = 1;
 	}
+	ps->opt = o;
 	ps->has_value = 0;
 	ps->val = NULL;
 	if (o->type == CLI_FLAG) {
@@ -222,12 +188,11 @@ int cli_next(struct cli_parser *ps)
 			return perr(ps, "--%s takes no value", o->name);
 		return o->id;
 	}
-	if (o->type == CLI_OPT_INT) {
-		long long v;
-		const char *n = eq ? eq + 1 :
-			(ps->next < ps->argc && !parse_ll(ps->argv[ps->next], &v) ?
+	if (o->type == CLI_OPT_INT || o->type == CLI_OPT_NUM) {
+		n = eq ? eq + 1 :
+			(ps->next < ps->argc &&
+			 cli_is_number(ps->argv[ps->next], o->type == CLI_OPT_INT) ?
 			 ps->argv[ps->next] : NULL);
-
 		if (!n)
 			return o->id;
 		if (!eq)
@@ -243,29 +208,65 @@ int cli_next(struct cli_parser *ps)
 	return take_value(ps, o, ps->argv[ps->next++]) ? -1 : o->id;
 }
 
-static void print_range(FILE *f, const struct cli_opt *o)
+/* After the help line: the range of a number, the form of a string. */
+static void format_range(char *buf, size_t len, const struct cli_opt *o)
 {
+	char acc[256];
+
+	buf[0] = 0;
 	switch (o->type) {
 	case CLI_INT:
 	case CLI_OPT_INT:
-		fprintf(f, " (%lld..%lld)", o->min, o->max);
+		snprintf(buf, len, " (%lld..%lld)", o->min, o->max);
 		break;
 	case CLI_U64:
-		fprintf(f, " (%" PRIu64 "..%" PRIu64 ")", o->umin, o->umax);
+		snprintf(buf, len, " (%llu..%llu)", (unsigned long long)o->umin,
+			 (unsigned long long)o->umax);
 		break;
 	case CLI_NUM:
-		fprintf(f, " (%g..%g)", o->dmin, o->dmax);
+	case CLI_OPT_NUM:
+		snprintf(buf, len, " (%g..%g)", o->dmin, o->dmax);
+		break;
+	case CLI_STR:
+		if (o->form) {
+			cli_opt_accepts(o, acc, sizeof(acc));
+			snprintf(buf, len, " (%s)", acc);
+		}
 		break;
 	default:
 		break;
 	}
 }
 
+#define LABEL_WIDTH 24
+#define LINE_WIDTH 79
+
+/* text from column `col` on, wrapped at spaces before LINE_WIDTH, the
+ * continuation lines indented to `col` */
+static void print_wrapped(FILE *f, const char *text, int col)
+{
+	int room = LINE_WIDTH - col, n;
+	const char *p = text, *brk;
+
+	while ((int)strlen(p) > room) {
+		for (brk = p + room; brk > p && *brk != ' '; brk--)
+			;
+		if (brk == p) /* one long word: as it is */
+			brk = strchr(p + room, ' ');
+		if (!brk)
+			break;
+		n = (int)(brk - p);
+		fprintf(f, "%.*s\n%*s", n, p, col, "");
+		p = brk + 1;
+	}
+	fprintf(f, "%s\n", p);
+}
+
 static int opt_label(char *buf, size_t n, const struct cli_opt *o)
 {
 	if (o->type == CLI_FLAG)
 		return snprintf(buf, n, "--%s", o->name);
-	if (o->type == CLI_OPT_INT)
+	if (o->type == CLI_OPT_INT || o->type == CLI_OPT_NUM)
 		return snprintf(buf, n, "--%s [%s]", o->name, o->metavar ? o->metavar : "N");
 	return snprintf(buf, n, "--%s %s", o->name, o->metavar ? o->metavar : "VALUE");
 }
@@ -273,7 +274,7 @@ static int opt_label(char *buf, size_t n, const struct cli_opt *o)
 void cli_print_usage(FILE *f, const struct cli_cmd *cmd)
 {
 	const struct cli_opt *o;
-	char label[64];
+	char label[128], range[300], text[1024];
 
 	fprintf(f, "usage: choke %s%s%s%s\n", cmd->name,
 		cmd->opts && cmd->opts->id ? " [OPTIONS]" : "", cmd->args ? " " : "",
@@ -281,18 +282,23 @@ void cli_print_usage(FILE *f, const struct cli_cmd *cmd)
 	fprintf(f, "  %s\n", cmd->summary);
 	if (cmd->details)
 		fprintf(f, "%s", cmd->details);
+	if (cmd->details_fn)
+		cmd->details_fn(f);
 	fprintf(f, "\noptions:\n");
 	for (o = cmd->opts; o && o->id; o++) {
 		if (o->flags & CLI_HIDDEN)
 			continue;
-		opt_label(label, sizeof(label), o);
-		fprintf(f, "  %-24s %s", label, o->help);
-		print_range(f, o);
-		if (o->flags & CLI_REPEAT)
-			fprintf(f, " (repeatable)");
-		fputc('\n', f);
+		/* a long label gets a line of its own */
+		if (opt_label(label, sizeof(label), o) > LABEL_WIDTH)
+			fprintf(f, "  %s\n  %-*s ", label, LABEL_WIDTH, "");
+		else
+			fprintf(f, "  %-*s ", LABEL_WIDTH, label);
+		format_range(range, sizeof(range), o);
+		snprintf(text, sizeof(text), "%s%s%s", o->help, range,
+			 o->flags & CLI_REPEAT ? " (repeatable)" : "");
+		print_wrapped(f, text, LABEL_WIDTH + 3);
 	}
-	fprintf(f, "  %-24s %s\n", "-h, --help", "print this help and exit");
+	fprintf(f, "  %-*s %s\n", LABEL_WIDTH, "-h, --help", "print this help and exit");
 }
 
 void cli_print_option_list(FILE *f, const struct cli_cmd *cmd)
@@ -305,4 +311,55 @@ void cli_print_option_list(FILE *f, const struct cli_cmd *cmd)
 		fprintf(f, "%s --%s%s%s\n", cmd->name, o->name,
 			o->metavar ? " " : "", o->metavar ? o->metavar : "");
 	}
+}
+
+/* Markdown: a table cell may not hold a bare '|'. */
+static void md_cell(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+void cli_print_inputs(FILE *f, const struct cli_cmd *cmd)
+{
+	const struct cli_opt *o, *p;
+	char label[128], acc[256];
+	const char *sep;
+
+	fprintf(f, "### choke %s\n\n", cmd->name);
+	fprintf(f, "| option | accepted | notes |\n|---|---|---|\n");
+	for (o = cmd->opts; o && o->id; o++) {
+		if (o->flags & CLI_HIDDEN)
+			continue;
+		opt_label(label, sizeof(label), o);
+		cli_opt_accepts(o, acc, sizeof(acc));
+		fputs("| `", f);
+		md_cell(f, label);
+		fputs("` | ", f);
+		md_cell(f, o->type == CLI_FLAG ? "no value" : acc);
+		fputs(" | ", f);
+		sep = "";
+		if (o->type == CLI_OPT_INT || o->type == CLI_OPT_NUM) {
+			fprintf(f, "the value is optional");
+			sep = "; ";
+		}
+		if (o->flags & CLI_REPEAT) {
+			fprintf(f, "%srepeatable", sep);
+			sep = "; ";
+		}
+		if (o->group) {
+			fprintf(f, "%snot with", sep);
+			for (p = cmd->opts, sep = " "; p->id; p++) {
+				if (p != o && p->group == o->group) {
+					fprintf(f, "%s`--%s`", sep, p->name);
+					sep = ", ";
+				}
+			}
+		}
+		fputs(" |\n", f);
+	}
+	fputc('\n', f);
 }

@@ -21,12 +21,16 @@
  *
  * Options are recognised anywhere among the arguments ("--name VALUE" or
  * "--name=VALUE"; "-h"); "--" ends them. An argument that does not start
- * with "--" (a tc word, a file, "-" for standard input or output, a
- * negative number) is positional. A value is checked against the option's
- * range here, so every command refuses the same way:
+ * with "-" (a tc word, a file), "-" itself (standard input or output) and
+ * a negative number are positional; any other "-x" is an unknown option. A
+ * value is checked against the option's range here, so every command
+ * refuses the same way:
  *	choke sim: --seed needs an integer from 0 to 18446744073709551615, not "x"
  * An option given twice is refused unless it is CLI_REPEAT; two options of
  * the same exclusive group (e.g. --json and --csv) are refused together.
+ * A value the command checks itself (a rate, a file) is refused with
+ * cli_refuse(), in the same words, naming the option's declared form.
+ * Every usage error exits with status 2.
  */
 #ifndef CHOKE_CLI_OPT_H
 #define CHOKE_CLI_OPT_H
@@ -34,38 +38,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum cli_argtype {
-	CLI_FLAG = 0, /* no argument */
-	CLI_STR,      /* a non-empty string */
-	CLI_INT,      /* a decimal integer in [min, max] (ps.i) */
-	CLI_U64,      /* a decimal unsigned 64-bit integer in [umin, umax] (ps.u) */
-	CLI_NUM,      /* a number (decimal or exponent form) in [dmin, dmax] (ps.d) */
-	CLI_OPT_INT,  /* an optional integer: taken only if the next argument
-			 is one (ps.has_value says whether it was given) */
-};
-
-/* Option flags. */
-#define CLI_REPEAT 0x01 /* may be given several times */
-#define CLI_HIDDEN 0x02 /* accepted, not listed (kept for compatibility) */
-
-struct cli_opt {
-	int id;              /* > 0, returned by cli_next */
-	const char *name;    /* long name without the dashes: "seed" */
-	enum cli_argtype type;
-	const char *metavar; /* "N", "FILE", "KEY=VALUE"; NULL for flags */
-	const char *help;    /* one line; the range is appended by the usage */
-	long long min, max;  /* CLI_INT, CLI_OPT_INT */
-	uint64_t umin, umax; /* CLI_U64 */
-	double dmin, dmax;   /* CLI_NUM */
-	unsigned flags;      /* CLI_REPEAT, CLI_HIDDEN */
-	unsigned group;      /* nonzero: at most one option of the group */
-};
+#include "../util/opt.h" /* struct cli_opt: one option, its value and range */
 
 struct cli_cmd {
 	const char *name;     /* "sim" (or "bench pkt") */
 	const char *args;     /* positional synopsis: "SCENARIO", "[choke|red|fifo] WORDS..." */
 	const char *summary;  /* one line */
 	const char *details;  /* further lines for --help, or NULL */
+	void (*details_fn)(FILE *f); /* and what only the running program knows */
 	const struct cli_opt *opts; /* ended by an entry with id 0 */
 	int min_pos, max_pos; /* positional arguments allowed (max -1: any) */
 	int (*run)(int argc, char **argv); /* argv[0] is the command's name */
@@ -84,7 +64,8 @@ struct cli_parser {
 	long long i;
 	uint64_t u;
 	double d;
-	int has_value; /* CLI_OPT_INT */
+	int has_value; /* CLI_OPT_INT, CLI_OPT_NUM */
+	const struct cli_opt *opt; /* the option cli_next just returned */
 	/* positional arguments, in order */
 	char *pos[CLI_MAX_POS];
 	int npos;
@@ -108,16 +89,30 @@ void cli_parser_init(struct cli_parser *ps, const struct cli_cmd *cmd, int argc,
  */
 int cli_next(struct cli_parser *ps);
 
+/* Was the option with this id given (after cli_next returned 0)? */
+int cli_given(const struct cli_parser *ps, int id);
+
 /* Report a usage error about the command (printed as "choke CMD: ...",
  * followed by a hint to --help); returns 2 for the caller to return. */
 int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Refuse the value v of option o (the command's own check failed): "choke
+ * CMD: --NAME needs FORM, not "V"" on standard error; returns 2. */
+int cli_refuse(const struct cli_cmd *cmd, const struct cli_opt *o, const char *v);
+
+/* The option of cmd with this id (NULL if none). */
+const struct cli_opt *cli_cmd_opt(const struct cli_cmd *cmd, int id);
+
 /* The command's usage and options, as `--help` prints them. */
 void cli_print_usage(FILE *f, const struct cli_cmd *cmd);
 
 /* One line per option, "COMMAND --name METAVAR" (hidden ones excluded): the
- * list tests/help.sh compares with the man page. */
+ * list tests/help.sh compares with the man page and README. */
 void cli_print_option_list(FILE *f, const struct cli_cmd *cmd);
+
+/* The command's options as a Markdown table (option, accepted values,
+ * notes): the generated part of docs/inputs.md (`choke help --inputs`). */
+void cli_print_inputs(FILE *f, const struct cli_cmd *cmd);
 
 #endif

@@ -278,31 +278,40 @@ static void test_options(void)
 {
 	struct bridge_opts o;
 	char err[512];
-	char *args[] = { "bridge", "--in", "a", "--out", "b", "--rate", "10mbit", "--burst",
-			 "3000", "--duplex", "red", "limit", "100", "min", "10", "max", "30" };
+	int k;
 
-	CHECK(opt_fails("burst", "-5", "1 to 1073741824"), "negative burst");
+	CHECK(opt_fails("burst", "-5", "--burst needs an integer from 1 to 1073741824, not \"-5\""),
+	      "negative burst");
 	CHECK(opt_fails("burst", "0", "1 to"), "zero burst");
 	CHECK(opt_fails("burst", "1073741825", "1 to"), "absurd burst");
+	CHECK(opt_fails("burst", "0x10", "1 to"), "hexadecimal burst");
 	CHECK(opt_fails("rate", "-5mbit", "64kbit to 1tbit"), "negative rate");
 	CHECK(opt_fails("rate", "1bit", "64kbit to 1tbit"), "tiny rate");
 	CHECK(opt_fails("rate", "2tbit", "64kbit to 1tbit"), "absurd rate");
+	CHECK(opt_fails("rate", "99999999999999999999tbit", "64kbit to 1tbit"), "overflowing rate");
 	CHECK(opt_fails("seed", "-1", "0 to 18446744073709551615"), "negative seed");
 	CHECK(opt_fails("seed", "18446744073709551616", "0 to"), "seed beyond 2^64-1");
-	CHECK(opt_fails("rx-ring", "v4", "v2 or v3"), "rx-ring v4");
-	CHECK(opt_fails("in", "../etc", "not an interface name"), "a path as interface");
-	CHECK(opt_fails("in", "abcdefghijklmnop", "not an interface name"), "16 characters");
+	CHECK(opt_fails("rx-ring", "v4", "--rx-ring needs v2 or v3, not \"v4\""), "rx-ring v4");
+	CHECK(opt_fails("in", "../etc", "an interface name"), "a path as interface");
+	CHECK(opt_fails("in", "abcdefghijklmnop", "an interface name"), "16 characters");
 	CHECK(opt_fails("duplex", "1", "takes no value"), "a flag with a value");
+	CHECK(opt_fails("burst", NULL, "--burst needs BYTES"), "a value missing");
+	CHECK(opt_fails("frob", "1", "unknown option --frob"), "an unknown option");
 	bridge_opts_init(&o);
 	CHECK(bridge_opt_set(&o, "seed", "18446744073709551615", err, sizeof(err)) == 0 &&
 	      o.seed == UINT64_MAX, "seed 2^64-1 accepted");
-	bridge_opts_init(&o);
-	CHECK(bridge_parse_args(&o, 17, args, err, sizeof(err)) == 0 && o.duplex &&
-	      o.burst_bytes == 3000 && o.rate_bps == 10000000 && o.nwords == 7 &&
-	      !strcmp(o.in, "a"), "command line: %s", err);
-	args[3] = "-h";
-	bridge_opts_init(&o);
-	CHECK(bridge_parse_args(&o, 17, args, err, sizeof(err)) == 1, "-h is help");
+	CHECK(bridge_opt_set(&o, "rx-ring", "v3", err, sizeof(err)) == 0 && !o.rx_v2 &&
+	      bridge_opt_set(&o, "rx-ring", "v2", err, sizeof(err)) == 0 && o.rx_v2,
+	      "rx-ring v3 and v2");
+	CHECK(bridge_opt_set(&o, "burst", "3000", err, sizeof(err)) == 0 &&
+	      o.burst_bytes == 3000 && bridge_opt_set(&o, "rate", "10mbit", err, sizeof(err)) == 0 &&
+	      o.rate_bps == 10000000, "burst and rate: %s", err);
+	/* the table: option k has id k + 1, only --config stays off the file */
+	for (k = 0; k < BO_NOPTS; k++)
+		CHECK(bridge_options[k].id == k + 1 &&
+		      !(bridge_options[k].flags & CLI_NO_FILE) == (k != BO_CONFIG),
+		      "bridge_options[%d]", k);
+	CHECK(bridge_options[BO_NOPTS].id == 0, "the table ends");
 }
 
 static int config_case(const char *text, const struct bridge_opts *base, struct bridge_opts *o,
@@ -368,10 +377,13 @@ static void test_config(void)
 	}
 	/* the command line wins over the file */
 	{
-		char *args[] = { "bridge", "--rate", "10mbit", "fifo", "limit", "7" };
+		char *words[] = { "fifo", "limit", "7" };
 
+		/* as `choke bridge --rate 10mbit fifo limit 7` sets them */
 		bridge_opts_init(&base);
-		CHECK(bridge_parse_args(&base, 6, args, err, sizeof(err)) == 0, "%s", err);
+		CHECK(bridge_opt_set(&base, "rate", "10mbit", err, sizeof(err)) == 0 &&
+		      bridge_set_words(&base, 3, words, err, sizeof(err)) == 0, "%s", err);
+		base.given |= 1u << BO_RATE;
 		CHECK(config_case("rate 30mbit\nin a\nout b\nchoke limit 50\n", &base, &o, err,
 				  sizeof(err), path) == 0 && o.rate_bps == 10000000 &&
 		      o.nwords == 3 && o.words_line == 0 && o.line[BO_RATE] == 1,

@@ -1,0 +1,1454 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/*
+ * Tests of ns3::ChokeQueueDisc, in ns-3's style (one TestSuite, several
+ * TestCases). Run by build/ns3/choke-ns3-tests (make check-ns3) or, in an
+ * ns-3 source tree, by `./test.py -s choke-queue-disc`.
+ *
+ *  - decisions: a recorded sequence of arrivals (IPv4, IPv6 and non-IP
+ *    flows, ECN-capable or not, idle gaps) and departures is fed to the
+ *    queue disc and to a bare libchoke instance with the same configuration
+ *    and the same random numbers; every verdict, victim, mark, dequeued
+ *    packet and counter must be the same (CHOKe, its variants, byte mode,
+ *    RED and FIFO);
+ *  - drop reasons: QueueDisc::Stats per reason, and the trace sources,
+ *    against libchoke's counters;
+ *  - conservation: ns-3's identities and libchoke's after every operation;
+ *  - match drops only when the average is above MinTh;
+ *  - ECN marking, UseHardDrop; the limit in packets and in bytes;
+ *  - the attributes: tc's derivation, RED's attribute names, bad input;
+ *  - a small dumbbell with real devices (LinkBandwidth from the device,
+ *    requeues, a UDP flood penalised).
+ */
+#include "ns3/choke-queue-disc.h"
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+using namespace ns3;
+
+namespace
+{
+
+/* ---- packets ---- */
+
+/* A queue disc item that is not IP (ARP, say): keyed by its protocol. */
+class NonIpItem : public QueueDiscItem
+{
+  public:
+    NonIpItem(Ptr<Packet> p, uint16_t protocol)
+        : QueueDiscItem(p, Address(), protocol)
+    {
+    }
+
+    void AddHeader() override
+    {
+    }
+
+    bool Mark() override
+    {
+        return false;
+    }
+};
+
+enum FlowKind
+{
+    F_IPV4_UDP,
+    F_IPV4_TCP,
+    F_IPV6_UDP,
+    F_NONIP
+};
+
+struct FlowSpec
+{
+    FlowKind kind;
+    uint8_t ecn; // ECN codepoint of its packets
+};
+
+/* Flow i's packet of `size` bytes as the queue disc sees it (item size). */
+Ptr<QueueDiscItem>
+MakeItem(uint32_t flow, const FlowSpec& f, uint32_t size)
+{
+    switch (f.kind)
+    {
+    case F_IPV4_UDP:
+    case F_IPV4_TCP: {
+        uint32_t l4 = f.kind == F_IPV4_UDP ? 8 : 20;
+        Ptr<Packet> p = Create<Packet>(size - 20 - l4);
+        if (f.kind == F_IPV4_UDP)
+        {
+            UdpHeader u;
+            u.SetSourcePort(static_cast<uint16_t>(10000 + flow));
+            u.SetDestinationPort(9);
+            p->AddHeader(u);
+        }
+        else
+        {
+            TcpHeader t;
+            t.SetSourcePort(static_cast<uint16_t>(20000 + flow));
+            t.SetDestinationPort(80);
+            p->AddHeader(t);
+        }
+        Ipv4Header h;
+        h.SetSource(Ipv4Address("10.0.0.1"));
+        h.SetDestination(Ipv4Address("10.0.1.1"));
+        h.SetProtocol(f.kind == F_IPV4_UDP ? 17 : 6);
+        h.SetPayloadSize(p->GetSize());
+        h.SetTtl(64);
+        h.SetEcn(static_cast<Ipv4Header::EcnType>(f.ecn));
+        return Create<Ipv4QueueDiscItem>(p, Address(), 0x0800, h);
+    }
+    case F_IPV6_UDP: {
+        Ptr<Packet> p = Create<Packet>(size - 40 - 8);
+        UdpHeader u;
+        u.SetSourcePort(static_cast<uint16_t>(30000 + flow));
+        u.SetDestinationPort(9);
+        p->AddHeader(u);
+        Ipv6Header h;
+        h.SetSource(Ipv6Address("2001:db8::1"));
+        h.SetDestination(Ipv6Address("2001:db8:1::1"));
+        h.SetNextHeader(17);
+        h.SetPayloadLength(p->GetSize());
+        h.SetHopLimit(64);
+        h.SetEcn(static_cast<Ipv6Header::EcnType>(f.ecn));
+        return Create<Ipv6QueueDiscItem>(p, Address(), 0x86dd, h);
+    }
+    case F_NONIP:
+    default:
+        return Create<NonIpItem>(Create<Packet>(size), 0x0806);
+    }
+}
+
+/* ---- a recorded sequence ---- */
+
+struct Op
+{
+    double t;      // seconds
+    bool enqueue;  // else dequeue
+    uint32_t flow; // enqueue: flow index
+    uint32_t size; // enqueue: item size, bytes
+};
+
+/* A small deterministic generator for the sequences (not ns-3's streams,
+ * which belong to the queue disc under test and its reference). */
+struct Lcg
+{
+    uint64_t s;
+
+    uint32_t Next()
+    {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<uint32_t>(s >> 33);
+    }
+
+    double Unit()
+    {
+        return Next() / 2147483648.0;
+    }
+};
+
+/* 16 flows: a heavy UDP flow (ECT(0)), TCP-like flows with and without
+ * ECN, IPv6 flows and a non-IP one. Phases of overload (arrivals 1.6 times
+ * the departures), of draining, and idle gaps long enough for the average
+ * to decay. */
+std::vector<FlowSpec>
+Flows()
+{
+    std::vector<FlowSpec> f;
+    f.push_back({F_IPV4_UDP, 2});
+    for (int i = 0; i < 9; i++)
+    {
+        f.push_back({F_IPV4_TCP, static_cast<uint8_t>(i % 3 == 0 ? 1 : i % 3 == 1 ? 2 : 0)});
+    }
+    f.push_back({F_IPV6_UDP, 2});
+    f.push_back({F_IPV6_UDP, 0});
+    f.push_back({F_IPV6_UDP, 3});
+    f.push_back({F_IPV4_UDP, 0});
+    f.push_back({F_IPV4_UDP, 1});
+    f.push_back({F_NONIP, 0});
+    return f;
+}
+
+std::vector<Op>
+Sequence(uint64_t seed, uint32_t n)
+{
+    std::vector<Op> ops;
+    Lcg g{seed};
+    double t = 0;
+    uint32_t nflows = static_cast<uint32_t>(Flows().size());
+    for (uint32_t i = 0; i < n; i++)
+    {
+        uint32_t phase = (i / 1500) % 4; // overload, overload, drain, overload
+        if (i % 1500 == 0 && i && g.Next() % 3 == 0)
+        {
+            t += 0.05 + g.Unit() * 2; // idle gap
+        }
+        t += g.Unit() * 0.0004;
+        double pEnq = phase == 2 ? 0.35 : 0.62;
+        Op op;
+        op.t = t;
+        op.enqueue = g.Unit() < pEnq;
+        uint32_t r = g.Next() % 100;
+        op.flow = r < 40 ? 0 : 1 + r % (nflows - 1);
+        uint32_t sizes[] = {1000, 1000, 1500, 576, 64, 40};
+        op.size = sizes[g.Next() % 6];
+        if (Flows()[op.flow].kind == F_IPV6_UDP && op.size < 48)
+        {
+            op.size = 48;
+        }
+        ops.push_back(op);
+    }
+    return ops;
+}
+
+/* ---- the driver: the queue disc beside a bare libchoke ---- */
+
+uint32_t
+RefRandom(void* ctx)
+{
+    return static_cast<UniformRandomVariable*>(ctx)->GetInteger(0, 0xffffffffu);
+}
+
+struct Config
+{
+    std::string name;
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> attrs;
+};
+
+class Driver
+{
+  public:
+    explicit Driver(const Config& c)
+    {
+        m_q = CreateObject<ChokeQueueDisc>();
+        for (auto& a : c.attrs)
+        {
+            m_q->SetAttribute(a.first, *a.second);
+        }
+        m_q->AssignStreams(7);
+        m_q->Initialize();
+        m_ref = CreateObject<UniformRandomVariable>();
+        m_ref->SetStream(7);
+        m_cfg = m_q->GetChokeConfig();
+        m_ring.assign(choke_ring_slots(m_cfg.limit), choke_slot{});
+        std::memset(&m_core, 0, sizeof(m_core));
+        m_initError = choke_init(&m_core, &m_cfg, m_ring.data(), choke_ring_bytes(m_cfg.limit));
+        struct choke_ops ops = {};
+        ops.random_u32 = &RefRandom;
+        ops.ctx = PeekPointer(m_ref);
+        choke_set_ops(&m_core, &ops);
+        m_q->TraceConnectWithoutContext("Enqueue", MakeCallback(&Driver::OnEnqueue, this));
+        m_q->TraceConnectWithoutContext("Dequeue", MakeCallback(&Driver::OnDequeue, this));
+        m_q->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&Driver::OnDbe, this));
+        m_q->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&Driver::OnDad, this));
+        m_q->TraceConnectWithoutContext("Mark", MakeCallback(&Driver::OnMark, this));
+        m_q->TraceConnectWithoutContext("Drop", MakeCallback(&Driver::OnDrop, this));
+    }
+
+    /* Run the sequence in simulated time; returns the first difference or
+     * broken invariant ("" if none). */
+    std::string Run(const std::vector<Op>& ops)
+    {
+        m_ops = &ops;
+        m_flows = Flows();
+        if (m_initError)
+        {
+            return "the reference core refused the configuration";
+        }
+        Simulator::Schedule(Seconds(ops[0].t), &Driver::Step, this, 0);
+        Simulator::Run();
+        Simulator::Destroy();
+        if (m_error.empty())
+        {
+            const struct choke_stats& a = m_q->GetChokeStats();
+            const struct choke_stats* b = choke_get_stats(&m_core);
+            if (std::memcmp(&a, b, sizeof(a)))
+            {
+                m_error = "libchoke counters differ at the end";
+            }
+        }
+        return m_error;
+    }
+
+    Ptr<ChokeQueueDisc> m_q;
+    struct choke m_core;
+    std::map<std::string, uint64_t> m_traceDbe, m_traceDad, m_traceMark;
+    uint64_t m_traceEnq = 0, m_traceDeq = 0, m_traceDrop = 0;
+    uint64_t m_ops_done = 0;
+
+  private:
+    std::string Id(Ptr<const QueueDiscItem> item)
+    {
+        auto it = m_ids.find(item->GetPacket()->GetUid());
+        return it == m_ids.end() ? "?" : std::to_string(it->second);
+    }
+
+    void OnEnqueue(Ptr<const QueueDiscItem> item)
+    {
+        m_traceEnq++;
+        m_events << "enq " << Id(item) << ";";
+    }
+
+    void OnDequeue(Ptr<const QueueDiscItem>)
+    {
+        m_traceDeq++;
+    }
+
+    void OnDrop(Ptr<const QueueDiscItem>)
+    {
+        m_traceDrop++;
+    }
+
+    void OnDbe(Ptr<const QueueDiscItem> item, const char* reason)
+    {
+        m_traceDbe[reason]++;
+        m_events << "dbe " << Id(item) << " " << reason << ";";
+    }
+
+    void OnDad(Ptr<const QueueDiscItem> item, const char* reason)
+    {
+        m_traceDad[reason]++;
+        m_events << "dad " << Id(item) << " " << reason << ";";
+    }
+
+    void OnMark(Ptr<const QueueDiscItem> item, const char* reason)
+    {
+        m_traceMark[reason]++;
+        m_events << "mark " << Id(item) << " " << reason << ";";
+    }
+
+    /* What the queue disc must report for a verdict of the bare core. */
+    std::string Expected(uint32_t id, int r, const struct choke_verdict& v, const char* mark)
+    {
+        std::ostringstream e;
+        for (uint32_t i = 0; i < v.nvictims; i++)
+        {
+            e << "dad " << reinterpret_cast<uintptr_t>(v.victim[i]) - 1 << " "
+              << ChokeQueueDisc::MATCH_DROP << ";";
+        }
+        switch (r)
+        {
+        case CHOKE_QUEUED_MARKED:
+            e << "mark " << id << " " << mark << ";";
+            /* fall through */
+        case CHOKE_QUEUED:
+            e << "enq " << id << ";";
+            break;
+        case CHOKE_DROP_MATCH:
+            e << "dbe " << id << " " << ChokeQueueDisc::MATCH_DROP << ";";
+            break;
+        case CHOKE_DROP_EARLY:
+            e << "dbe " << id << " " << ChokeQueueDisc::UNFORCED_DROP << ";";
+            break;
+        case CHOKE_DROP_FORCED:
+            e << "dbe " << id << " " << ChokeQueueDisc::FORCED_DROP << ";";
+            break;
+        case CHOKE_DROP_LIMIT:
+            if (mark)
+            {
+                e << "mark " << id << " " << mark << ";";
+            }
+            e << "dbe " << id << " " << ChokeQueueDisc::LIMIT_DROP << ";";
+            break;
+        }
+        return e.str();
+    }
+
+    std::string Conservation()
+    {
+        const QueueDisc::Stats& st = m_q->GetStats();
+        uint64_t inq = m_q->GetNPackets();
+        if (st.nTotalReceivedPackets !=
+            st.nTotalDroppedPacketsBeforeEnqueue + st.nTotalEnqueuedPackets)
+        {
+            return "received != dropped before enqueue + enqueued";
+        }
+        if (st.nTotalReceivedBytes != st.nTotalDroppedBytesBeforeEnqueue + st.nTotalEnqueuedBytes)
+        {
+            return "received bytes != dropped before enqueue + enqueued";
+        }
+        if (inq != st.nTotalEnqueuedPackets - st.nTotalDequeuedPackets ||
+            m_q->GetNBytes() != st.nTotalEnqueuedBytes - st.nTotalDequeuedBytes)
+        {
+            return "queued != enqueued - dequeued";
+        }
+        if (st.nTotalSentPackets !=
+            st.nTotalDequeuedPackets - st.nTotalDroppedPacketsAfterDequeue)
+        {
+            return "sent != dequeued - dropped after dequeue";
+        }
+        if (st.nTotalReceivedPackets != st.nTotalSentPackets + st.nTotalDroppedPackets + inq)
+        {
+            return "received != sent + dropped + queued";
+        }
+        const struct choke_stats& c = m_q->GetChokeStats();
+        if (c.offered_pkts != st.nTotalReceivedPackets || c.sent_pkts != st.nTotalSentPackets ||
+            c.drops != st.nTotalDroppedPackets || choke_qlen(&m_core) != inq)
+        {
+            return "libchoke's offered / sent / drops / qlen differ from ns-3's";
+        }
+        std::string why;
+        if ((m_ops_done % 64) == 0 && !m_q->CheckInvariants(&why))
+        {
+            return why;
+        }
+        return "";
+    }
+
+    void Step(uint32_t i)
+    {
+        const Op& op = (*m_ops)[i];
+        uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+        m_events.str("");
+        std::string expected;
+        if (op.enqueue)
+        {
+            Ptr<QueueDiscItem> item = MakeItem(op.flow, m_flows[op.flow], op.size);
+            m_ids[item->GetPacket()->GetUid()] = i;
+            unsigned flags = m_flows[op.flow].ecn ? CHOKE_PKT_ECN_CAPABLE : 0;
+            const struct choke_stats* st = choke_get_stats(&m_core);
+            uint64_t fm = st->forced_mark, pm = st->prob_mark;
+            struct choke_verdict v;
+            int r = choke_enqueue(&m_core,
+                                  reinterpret_cast<void*>(static_cast<uintptr_t>(i) + 1),
+                                  op.size,
+                                  op.flow,
+                                  flags,
+                                  now,
+                                  &v);
+            const char* mark = st->forced_mark != fm   ? ChokeQueueDisc::FORCED_MARK
+                               : st->prob_mark != pm ? ChokeQueueDisc::UNFORCED_MARK
+                                                     : nullptr;
+            expected = Expected(i, r, v, mark);
+            m_q->Enqueue(item);
+            if (r == CHOKE_QUEUED_MARKED)
+            {
+                bool ce = false;
+                if (auto ip4 = DynamicCast<Ipv4QueueDiscItem>(item))
+                {
+                    ce = ip4->GetHeader().GetEcn() == Ipv4Header::ECN_CE;
+                }
+                else if (auto ip6 = DynamicCast<Ipv6QueueDiscItem>(item))
+                {
+                    ce = ip6->GetHeader().GetEcn() == Ipv6Header::ECN_CE;
+                }
+                if (!ce && m_error.empty())
+                {
+                    m_error = "op " + std::to_string(i) + ": a marked packet does not carry CE";
+                }
+            }
+        }
+        else
+        {
+            void* p = choke_dequeue(&m_core, now, nullptr);
+            Ptr<QueueDiscItem> item = m_q->Dequeue();
+            expected = p ? std::to_string(reinterpret_cast<uintptr_t>(p) - 1) : "none";
+            m_events << (item ? Id(item) : "none");
+        }
+        m_ops_done++;
+        if (m_error.empty() && m_events.str() != expected)
+        {
+            m_error = "op " + std::to_string(i) + " at " + std::to_string(op.t) +
+                      " s: libchoke says \"" + expected + "\", the queue disc \"" +
+                      m_events.str() + "\"";
+        }
+        if (m_error.empty())
+        {
+            m_error = Conservation();
+            if (!m_error.empty())
+            {
+                m_error = "op " + std::to_string(i) + ": " + m_error;
+            }
+        }
+        if (m_error.empty() && i + 1 < m_ops->size())
+        {
+            Simulator::Schedule(Seconds((*m_ops)[i + 1].t) - Simulator::Now(),
+                                &Driver::Step,
+                                this,
+                                i + 1);
+        }
+    }
+
+    Ptr<UniformRandomVariable> m_ref;
+    struct choke_config m_cfg;
+    std::vector<struct choke_slot> m_ring;
+    int m_initError;
+    const std::vector<Op>* m_ops = nullptr;
+    std::vector<FlowSpec> m_flows;
+    std::unordered_map<uint64_t, uint32_t> m_ids;
+    std::ostringstream m_events;
+    std::string m_error;
+};
+
+template <typename T>
+Ptr<AttributeValue>
+V(const T& v)
+{
+    return Create<T>(v);
+}
+
+std::vector<Config>
+Configs()
+{
+    DataRateValue link(DataRate("10Mbps"));
+    return {
+        {"choke ecn",
+         {{"MaxSize", V(QueueSizeValue(QueueSize("200p")))},
+          {"MinTh", V(DoubleValue(20))},
+          {"MaxTh", V(DoubleValue(60))},
+          {"UseEcn", V(BooleanValue(true))},
+          {"LinkBandwidth", V(link)}}},
+        {"choke draws 4, QW 1/256",
+         {{"MaxSize", V(QueueSizeValue(QueueSize("100p")))},
+          {"MinTh", V(DoubleValue(10))},
+          {"MaxTh", V(DoubleValue(40))},
+          {"QW", V(DoubleValue(1.0 / 256))},
+          {"Draws", V(UintegerValue(4))},
+          {"LinkBandwidth", V(link)}}},
+        {"choke adaptive, bytes",
+         {{"MaxSize", V(QueueSizeValue(QueueSize("100000B")))},
+          {"MinTh", V(DoubleValue(20000))},
+          {"MaxTh", V(DoubleValue(60000))},
+          {"Adaptive", V(BooleanValue(true))},
+          {"UseEcn", V(BooleanValue(true))},
+          {"LinkBandwidth", V(link)}}},
+        {"choke geometric 8, harddrop, kernel clock",
+         {{"MaxSize", V(QueueSizeValue(QueueSize("120p")))},
+          {"MinTh", V(DoubleValue(15))},
+          {"MaxTh", V(DoubleValue(45))},
+          {"Geometric", V(UintegerValue(8))},
+          {"UseEcn", V(BooleanValue(true))},
+          {"UseHardDrop", V(BooleanValue(true))},
+          {"KernelIdleClock", V(BooleanValue(true))},
+          {"LInterm", V(DoubleValue(10))},
+          {"LinkBandwidth", V(DataRateValue(DataRate("2Mbps")))}}},
+        {"red ecn",
+         {{"Discipline", V(EnumValue(ChokeQueueDisc::RED))},
+          {"MaxSize", V(QueueSizeValue(QueueSize("150p")))},
+          {"MinTh", V(DoubleValue(20))},
+          {"MaxTh", V(DoubleValue(60))},
+          {"UseEcn", V(BooleanValue(true))},
+          {"LinkBandwidth", V(link)}}},
+        {"fifo",
+         {{"Discipline", V(EnumValue(ChokeQueueDisc::FIFO))},
+          {"MaxSize", V(QueueSizeValue(QueueSize("50p")))}}},
+    };
+}
+
+/* ---- test cases ---- */
+
+class ChokeDecisionsTestCase : public TestCase
+{
+  public:
+    ChokeDecisionsTestCase()
+        : TestCase("decisions identical to libchoke's for a recorded sequence")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        std::vector<Op> ops = Sequence(1, 24000);
+        for (const Config& c : Configs())
+        {
+            Driver d(c);
+            std::string err = d.Run(ops);
+            NS_TEST_ASSERT_MSG_EQ(err, "", c.name << ": " << err);
+            NS_TEST_ASSERT_MSG_EQ(d.m_ops_done, ops.size(), c.name << ": not every op ran");
+            const struct choke_stats& s = d.m_q->GetChokeStats();
+            if (std::getenv("CHOKE_TEST_VERBOSE"))
+            {
+                std::cerr << c.name << ": offered " << s.offered_pkts << ", sent " << s.sent_pkts
+                          << ", matched " << s.matched << " (victims " << s.match_victims
+                          << "), early " << s.prob_drop << ", forced " << s.forced_drop
+                          << ", marked " << s.prob_mark << " + " << s.forced_mark << ", limit "
+                          << s.pdrop << ", compactions " << s.compactions << "\n";
+            }
+            /* the sequence must exercise what it claims to */
+            NS_TEST_ASSERT_MSG_GT(s.pdrop + s.prob_drop + s.forced_drop + s.matched,
+                                  100,
+                                  c.name << ": too few drops to compare");
+            if (c.name.find("fifo") == std::string::npos &&
+                c.name.find("red") == std::string::npos)
+            {
+                NS_TEST_ASSERT_MSG_GT(s.matched, 100, c.name << ": too few matches");
+            }
+            if (c.name.find("ecn") != std::string::npos && c.name.find("bytes") == std::string::npos)
+            {
+                NS_TEST_ASSERT_MSG_GT(s.prob_mark + s.forced_mark, 10, c.name << ": too few marks");
+            }
+        }
+    }
+};
+
+class ChokeDropReasonsTestCase : public TestCase
+{
+  public:
+    ChokeDropReasonsTestCase()
+        : TestCase("drop and mark reasons: Stats and traces agree with libchoke's counters")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        std::vector<Op> ops = Sequence(2, 12000);
+        for (const Config& c : Configs())
+        {
+            Driver d(c);
+            std::string err = d.Run(ops);
+            NS_TEST_ASSERT_MSG_EQ(err, "", c.name << ": " << err);
+            const QueueDisc::Stats& st = d.m_q->GetStats();
+            const struct choke_stats& s = d.m_q->GetChokeStats();
+            uint64_t unforcedMarks = st.GetNMarkedPackets(ChokeQueueDisc::UNFORCED_MARK);
+            uint64_t forcedMarks = st.GetNMarkedPackets(ChokeQueueDisc::FORCED_MARK);
+            NS_TEST_ASSERT_MSG_EQ(st.nDroppedPacketsBeforeEnqueue.count(
+                                      ChokeQueueDisc::MATCH_DROP)
+                                      ? st.nDroppedPacketsBeforeEnqueue.at(ChokeQueueDisc::MATCH_DROP)
+                                      : 0,
+                                  s.matched,
+                                  c.name << ": arrivals dropped by matches");
+            NS_TEST_ASSERT_MSG_EQ(st.nDroppedPacketsAfterDequeue.count(ChokeQueueDisc::MATCH_DROP)
+                                      ? st.nDroppedPacketsAfterDequeue.at(ChokeQueueDisc::MATCH_DROP)
+                                      : 0,
+                                  s.match_victims,
+                                  c.name << ": victims");
+            NS_TEST_ASSERT_MSG_EQ(st.GetNDroppedPackets(ChokeQueueDisc::UNFORCED_DROP),
+                                  s.prob_drop,
+                                  c.name << ": unforced drops");
+            NS_TEST_ASSERT_MSG_EQ(st.GetNDroppedPackets(ChokeQueueDisc::FORCED_DROP),
+                                  s.forced_drop,
+                                  c.name << ": forced drops");
+            NS_TEST_ASSERT_MSG_EQ(st.GetNDroppedPackets(ChokeQueueDisc::LIMIT_DROP),
+                                  s.pdrop,
+                                  c.name << ": limit drops");
+            NS_TEST_ASSERT_MSG_EQ(unforcedMarks, s.prob_mark, c.name << ": unforced marks");
+            NS_TEST_ASSERT_MSG_EQ(forcedMarks, s.forced_mark, c.name << ": forced marks");
+            NS_TEST_ASSERT_MSG_EQ(st.nTotalDroppedPackets, s.drops, c.name << ": drops");
+            NS_TEST_ASSERT_MSG_EQ(st.nTotalDroppedPacketsAfterDequeue,
+                                  s.match_victims,
+                                  c.name << ": only victims are dropped after dequeue");
+            /* the trace sources saw the same */
+            uint64_t dbe = 0, dad = 0, marks = 0;
+            for (auto& kv : d.m_traceDbe)
+            {
+                dbe += kv.second;
+                NS_TEST_ASSERT_MSG_EQ(kv.second,
+                                      st.nDroppedPacketsBeforeEnqueue.at(kv.first),
+                                      c.name << ": DropBeforeEnqueue trace, " << kv.first);
+            }
+            for (auto& kv : d.m_traceDad)
+            {
+                dad += kv.second;
+            }
+            for (auto& kv : d.m_traceMark)
+            {
+                marks += kv.second;
+            }
+            NS_TEST_ASSERT_MSG_EQ(dbe, st.nTotalDroppedPacketsBeforeEnqueue, c.name);
+            NS_TEST_ASSERT_MSG_EQ(dad, st.nTotalDroppedPacketsAfterDequeue, c.name);
+            NS_TEST_ASSERT_MSG_EQ(d.m_traceDrop, st.nTotalDroppedPackets, c.name);
+            NS_TEST_ASSERT_MSG_EQ(marks, st.nTotalMarkedPackets, c.name);
+            NS_TEST_ASSERT_MSG_EQ(d.m_traceEnq, st.nTotalEnqueuedPackets, c.name);
+            NS_TEST_ASSERT_MSG_EQ(d.m_traceDeq, st.nTotalDequeuedPackets, c.name);
+            /* the reasons are exactly these */
+            for (auto& kv : st.nDroppedPacketsBeforeEnqueue)
+            {
+                bool known = kv.first == ChokeQueueDisc::MATCH_DROP ||
+                             kv.first == ChokeQueueDisc::UNFORCED_DROP ||
+                             kv.first == ChokeQueueDisc::FORCED_DROP ||
+                             kv.first == ChokeQueueDisc::LIMIT_DROP;
+                NS_TEST_ASSERT_MSG_EQ(known, true, c.name << ": reason " << kv.first);
+            }
+        }
+    }
+};
+
+class ChokeConservationTestCase : public TestCase
+{
+  public:
+    ChokeConservationTestCase()
+        : TestCase("conservation: received = sent + dropped + queued, after every operation")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        /* Driver::Run checks ns-3's identities and libchoke's after every
+         * operation; here a longer, more congested sequence with many
+         * victims, and the final state. */
+        std::vector<Op> ops = Sequence(3, 20000);
+        Config c = Configs()[1]; // draws 4: up to 4 victims per arrival
+        Driver d(c);
+        std::string err = d.Run(ops);
+        NS_TEST_ASSERT_MSG_EQ(err, "", err);
+        const QueueDisc::Stats& st = d.m_q->GetStats();
+        NS_TEST_ASSERT_MSG_EQ(st.nTotalReceivedPackets,
+                              st.nTotalSentPackets + st.nTotalDroppedPackets + d.m_q->GetNPackets(),
+                              "packets");
+        NS_TEST_ASSERT_MSG_EQ(st.nTotalReceivedBytes,
+                              st.nTotalSentBytes + st.nTotalDroppedBytes + d.m_q->GetNBytes(),
+                              "bytes");
+        NS_TEST_ASSERT_MSG_GT(d.m_q->GetChokeStats().match_victims,
+                              d.m_q->GetChokeStats().matched,
+                              "draws 4 should drop more victims than arrivals");
+        std::string why;
+        NS_TEST_ASSERT_MSG_EQ(d.m_q->CheckInvariants(&why), true, why);
+        /* drain: everything left comes out in order and the counts close */
+        while (d.m_q->Dequeue())
+        {
+        }
+        const QueueDisc::Stats& st2 = d.m_q->GetStats();
+        NS_TEST_ASSERT_MSG_EQ(d.m_q->GetNPackets(), 0, "drained");
+        NS_TEST_ASSERT_MSG_EQ(st2.nTotalReceivedPackets,
+                              st2.nTotalSentPackets + st2.nTotalDroppedPackets,
+                              "drained: received = sent + dropped");
+        NS_TEST_ASSERT_MSG_EQ(d.m_q->CheckInvariants(&why), true, why);
+    }
+};
+
+/* A queue disc built directly, for the constructed tests. */
+Ptr<ChokeQueueDisc>
+MakeQueue(const std::vector<std::pair<std::string, Ptr<AttributeValue>>>& attrs)
+{
+    Ptr<ChokeQueueDisc> q = CreateObject<ChokeQueueDisc>();
+    for (auto& a : attrs)
+    {
+        q->SetAttribute(a.first, *a.second);
+    }
+    q->AssignStreams(3);
+    q->Initialize();
+    return q;
+}
+
+/* A reason counter fed by the trace sources. */
+struct Reasons
+{
+    std::map<std::string, uint32_t> dbe, dad, mark;
+    std::string last;
+
+    void Dbe(Ptr<const QueueDiscItem>, const char* r)
+    {
+        dbe[r]++;
+        last = r;
+    }
+
+    void Dad(Ptr<const QueueDiscItem>, const char* r)
+    {
+        dad[r]++;
+    }
+
+    void Mark(Ptr<const QueueDiscItem>, const char* r)
+    {
+        mark[r]++;
+        last = r;
+    }
+
+    void Connect(Ptr<QueueDisc> q)
+    {
+        q->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&Reasons::Dbe, this));
+        q->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&Reasons::Dad, this));
+        q->TraceConnectWithoutContext("Mark", MakeCallback(&Reasons::Mark, this));
+    }
+};
+
+class ChokeMatchThresholdTestCase : public TestCase
+{
+  public:
+    ChokeMatchThresholdTestCase()
+        : TestCase("match drops exactly when the average is above MinTh (never at or below)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        /* One flow only, so that every draw matches; W = 1/2 so that the
+         * average follows the queue. Arrivals at one instant, no
+         * departures: below MinTh everything is admitted, above it every
+         * arrival is a match and removes a queued packet. */
+        for (double maxTh : {60.0, 36.0})
+        {
+            Ptr<ChokeQueueDisc> q = MakeQueue({{"MaxSize", V(QueueSizeValue(QueueSize("100p")))},
+                                               {"MinTh", V(DoubleValue(30))},
+                                               {"MaxTh", V(DoubleValue(maxTh))},
+                                               {"QW", V(DoubleValue(0.5))},
+                                               {"LinkBandwidth", V(DataRateValue(DataRate("10Mbps")))}});
+            Reasons r;
+            r.Connect(q);
+            FlowSpec f{F_IPV4_UDP, 0};
+            uint32_t matches = 0, admitted = 0;
+            for (int i = 0; i < 400; i++)
+            {
+                uint32_t before = r.dbe[ChokeQueueDisc::MATCH_DROP];
+                bool ok = q->Enqueue(MakeItem(5, f, 1000));
+                double avg = q->GetAverageQueue(); // the average this arrival saw
+                bool matched = r.dbe[ChokeQueueDisc::MATCH_DROP] != before;
+                NS_TEST_ASSERT_MSG_EQ(matched,
+                                      (avg > 30),
+                                      "arrival " << i << " with average " << avg << ": matched "
+                                                 << matched);
+                matches += matched;
+                admitted += ok;
+            }
+            NS_TEST_ASSERT_MSG_GT(matches, 150, "matches above MinTh");
+            NS_TEST_ASSERT_MSG_EQ(r.dad[ChokeQueueDisc::MATCH_DROP], matches, "one victim each");
+            NS_TEST_ASSERT_MSG_EQ(q->GetChokeStats().forced_drop + q->GetChokeStats().prob_drop,
+                                  0,
+                                  "with one flow the draw always comes first");
+            NS_TEST_ASSERT_MSG_EQ(q->GetNPackets(), admitted - matches, "queue length");
+        }
+        /* the same arrivals through Linux RED: no matches at all */
+        Ptr<ChokeQueueDisc> red = MakeQueue({{"Discipline", V(EnumValue(ChokeQueueDisc::RED))},
+                                             {"MaxSize", V(QueueSizeValue(QueueSize("100p")))},
+                                             {"MinTh", V(DoubleValue(30))},
+                                             {"MaxTh", V(DoubleValue(60))},
+                                             {"QW", V(DoubleValue(0.5))},
+                                             {"LinkBandwidth", V(DataRateValue(DataRate("10Mbps")))}});
+        Reasons r;
+        r.Connect(red);
+        for (int i = 0; i < 400; i++)
+        {
+            red->Enqueue(MakeItem(5, FlowSpec{F_IPV4_UDP, 0}, 1000));
+        }
+        NS_TEST_ASSERT_MSG_EQ(r.dbe.count(ChokeQueueDisc::MATCH_DROP), 0, "RED never matches");
+        NS_TEST_ASSERT_MSG_GT(r.dbe[ChokeQueueDisc::FORCED_DROP], 100, "RED drops above MaxTh");
+        Simulator::Destroy();
+    }
+};
+
+class ChokeFlowKeyTestCase : public TestCase
+{
+  public:
+    ChokeFlowKeyTestCase()
+        : TestCase("flows: 5-tuples compared exactly (a hash collision is not a match), filters")
+    {
+    }
+
+  private:
+    /* An IPv4 UDP item from 10.0.0.1 to 10.0.1.1 with these ports. */
+    static Ptr<QueueDiscItem> Udp(uint16_t sport, uint16_t dport)
+    {
+        Ptr<Packet> p = Create<Packet>(972);
+        UdpHeader u;
+        u.SetSourcePort(sport);
+        u.SetDestinationPort(dport);
+        p->AddHeader(u);
+        Ipv4Header h;
+        h.SetSource(Ipv4Address("10.0.0.1"));
+        h.SetDestination(Ipv4Address("10.0.1.1"));
+        h.SetProtocol(17);
+        h.SetPayloadSize(p->GetSize());
+        h.SetTtl(64);
+        return Create<Ipv4QueueDiscItem>(p, Address(), 0x0800, h);
+    }
+
+    /* Two port pairs whose keys differ and whose flow values collide. */
+    static bool FindCollision(uint16_t a[2], uint16_t b[2])
+    {
+        std::unordered_map<uint32_t, uint32_t> seen;
+        uint8_t frame[28] = {0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 1, 1};
+        for (uint32_t dport = 1; dport <= 8; dport++)
+        {
+            for (uint32_t sport = 1; sport < 65536; sport++)
+            {
+                frame[20] = static_cast<uint8_t>(sport >> 8);
+                frame[21] = static_cast<uint8_t>(sport);
+                frame[22] = static_cast<uint8_t>(dport >> 8);
+                frame[23] = static_cast<uint8_t>(dport);
+                struct flow_key k;
+                flow_key_from_frame(frame, sizeof(frame), PKT_LINK_RAW, &k, nullptr);
+                uint32_t h = flow_key_hash(&k, ChokeQueueDisc::FLOW_HASH_SEED);
+                auto it = seen.find(h);
+                if (it != seen.end())
+                {
+                    a[0] = static_cast<uint16_t>(it->second >> 16);
+                    a[1] = static_cast<uint16_t>(it->second);
+                    b[0] = static_cast<uint16_t>(sport);
+                    b[1] = static_cast<uint16_t>(dport);
+                    return true;
+                }
+                seen[h] = (sport << 16) | dport;
+            }
+        }
+        return false;
+    }
+
+    /* Two packets of flow a queued, W = 1/2, MinTh 1: the third arrival
+     * sees an average of 1.5 (Linux: 2 + 1 - (1 >> 1), over 2) and draws
+     * one of them. */
+    static std::string Third(Ptr<QueueDiscItem> a1,
+                             Ptr<QueueDiscItem> a2,
+                             Ptr<QueueDiscItem> third,
+                             Ptr<PacketFilter> filter = nullptr)
+    {
+        Ptr<ChokeQueueDisc> q = CreateObject<ChokeQueueDisc>();
+        q->SetAttribute("MaxSize", QueueSizeValue(QueueSize("10p")));
+        q->SetAttribute("MinTh", DoubleValue(1));
+        q->SetAttribute("MaxTh", DoubleValue(5));
+        q->SetAttribute("QW", DoubleValue(0.5));
+        q->SetAttribute("LinkBandwidth", DataRateValue(DataRate("10Mbps")));
+        if (filter)
+        {
+            q->AddPacketFilter(filter);
+        }
+        q->Initialize();
+        Reasons r;
+        r.Connect(q);
+        q->Enqueue(a1);
+        q->Enqueue(a2);
+        bool ok = q->Enqueue(third);
+        if (q->GetAverageQueue() != 1.5)
+        {
+            return "average " + std::to_string(q->GetAverageQueue());
+        }
+        return ok ? "admitted" : r.last;
+    }
+
+    void DoRun() override
+    {
+        uint16_t a[2], b[2];
+        NS_TEST_ASSERT_MSG_EQ(FindCollision(a, b), true, "no colliding flow values found");
+        NS_TEST_ASSERT_MSG_EQ(Third(Udp(a[0], a[1]), Udp(a[0], a[1]), Udp(a[0], a[1])),
+                              ChokeQueueDisc::MATCH_DROP,
+                              "the same flow matches");
+        NS_TEST_ASSERT_MSG_EQ(Third(Udp(a[0], a[1]), Udp(a[0], a[1]), Udp(b[0], b[1])),
+                              "admitted",
+                              "ports " << a[0] << "/" << a[1] << " and " << b[0] << "/" << b[1]
+                                       << " have the same flow value but are different flows");
+        NS_TEST_ASSERT_MSG_EQ(Third(Udp(5, 9), Udp(5, 9), Udp(6, 9)), "admitted", "ports differ");
+        /* with a packet filter the flow is its class */
+        Ptr<SameClass> f = CreateObject<SameClass>();
+        NS_TEST_ASSERT_MSG_EQ(Third(Udp(5, 9), Udp(5, 9), Udp(6, 9), f),
+                              ChokeQueueDisc::MATCH_DROP,
+                              "one class: one flow");
+        f->m_class = PacketFilter::PF_NO_MATCH;
+        Ptr<ChokeQueueDisc> q = CreateObject<ChokeQueueDisc>();
+        q->SetAttribute("LinkBandwidth", DataRateValue(DataRate("10Mbps")));
+        q->AddPacketFilter(f);
+        q->Initialize();
+        NS_TEST_ASSERT_MSG_EQ(q->Enqueue(Udp(5, 9)), false, "unclassified");
+        NS_TEST_ASSERT_MSG_EQ(q->GetStats().GetNDroppedPackets(ChokeQueueDisc::UNCLASSIFIED_DROP),
+                              1,
+                              "Unclassified drop");
+        Simulator::Destroy();
+    }
+
+  public:
+    /* A filter that puts everything in one class (or none). */
+    class SameClass : public PacketFilter
+    {
+      public:
+        int32_t m_class = 7;
+
+      private:
+        bool CheckProtocol(Ptr<QueueDiscItem>) const override
+        {
+            return true;
+        }
+
+        int32_t DoClassify(Ptr<QueueDiscItem>) const override
+        {
+            return m_class;
+        }
+    };
+};
+
+class ChokeEcnTestCase : public TestCase
+{
+  public:
+    ChokeEcnTestCase()
+        : TestCase("ECN: ECT packets marked (CE set) instead of dropped; UseHardDrop; matches drop")
+    {
+    }
+
+  private:
+    /* Every arrival its own flow (no matches); W = 1/2; probability 1/2. */
+    void Fill(bool hardDrop)
+    {
+        Ptr<ChokeQueueDisc> q = MakeQueue({{"MaxSize", V(QueueSizeValue(QueueSize("100p")))},
+                                           {"MinTh", V(DoubleValue(10))},
+                                           {"MaxTh", V(DoubleValue(30))},
+                                           {"QW", V(DoubleValue(0.5))},
+                                           {"LInterm", V(DoubleValue(2))},
+                                           {"UseEcn", V(BooleanValue(true))},
+                                           {"UseHardDrop", V(BooleanValue(hardDrop))},
+                                           {"LinkBandwidth", V(DataRateValue(DataRate("10Mbps")))}});
+        Reasons r;
+        r.Connect(q);
+        std::vector<Ptr<QueueDiscItem>> ect;
+        for (uint32_t i = 0; i < 60; i++)
+        {
+            /* ECT(0), ECT(1), CE, and every fourth Not-ECT */
+            uint8_t ecn = i % 4 == 3 ? 0 : static_cast<uint8_t>(1 + i % 4 % 3);
+            Ptr<QueueDiscItem> item = MakeItem(i, FlowSpec{F_IPV4_UDP, ecn}, 1000);
+            double avgBefore = q->GetAverageQueue();
+            r.last.clear();
+            bool ok = q->Enqueue(item);
+            double avg = q->GetAverageQueue();
+            bool ce = DynamicCast<Ipv4QueueDiscItem>(item)->GetHeader().GetEcn() ==
+                      Ipv4Header::ECN_CE;
+            if (ecn == 0)
+            {
+                bool marked = r.last == ChokeQueueDisc::FORCED_MARK ||
+                              r.last == ChokeQueueDisc::UNFORCED_MARK;
+                NS_TEST_ASSERT_MSG_EQ(marked, false, "a Not-ECT packet is never marked");
+                if (avg > 30)
+                {
+                    NS_TEST_ASSERT_MSG_EQ(r.last, ChokeQueueDisc::FORCED_DROP, "Not-ECT above MaxTh");
+                }
+            }
+            else
+            {
+                if (avg > 30)
+                {
+                    NS_TEST_ASSERT_MSG_EQ(r.last,
+                                          hardDrop ? ChokeQueueDisc::FORCED_DROP
+                                                   : ChokeQueueDisc::FORCED_MARK,
+                                          "ECT above MaxTh, average " << avg);
+                }
+                if (r.last == ChokeQueueDisc::FORCED_MARK || r.last == ChokeQueueDisc::UNFORCED_MARK)
+                {
+                    NS_TEST_ASSERT_MSG_EQ(ok, true, "a marked packet is admitted");
+                    NS_TEST_ASSERT_MSG_EQ(ce, true, "a marked packet carries CE");
+                }
+                NS_TEST_ASSERT_MSG_EQ((r.last == ChokeQueueDisc::UNFORCED_DROP),
+                                      false,
+                                      "an ECT packet is never dropped early with UseEcn");
+            }
+            if (avg <= 10)
+            {
+                NS_TEST_ASSERT_MSG_EQ(r.last, "", "nothing happens at or below MinTh");
+                NS_TEST_ASSERT_MSG_EQ(ce, (ecn == 3), "CE only if it came with CE");
+            }
+            (void)avgBefore;
+        }
+        NS_TEST_ASSERT_MSG_GT(r.mark[ChokeQueueDisc::UNFORCED_MARK], 0, "marks between the thresholds");
+        if (hardDrop)
+        {
+            NS_TEST_ASSERT_MSG_EQ(r.mark.count(ChokeQueueDisc::FORCED_MARK), 0, "UseHardDrop");
+        }
+        else
+        {
+            NS_TEST_ASSERT_MSG_GT(r.mark[ChokeQueueDisc::FORCED_MARK], 0, "forced marks");
+        }
+        const QueueDisc::Stats& st = q->GetStats();
+        NS_TEST_ASSERT_MSG_EQ(st.nTotalMarkedPackets,
+                              q->GetChokeStats().prob_mark + q->GetChokeStats().forced_mark,
+                              "marks counted");
+        /* what leaves carries the marks it was given */
+        uint32_t ceOut = 0;
+        while (Ptr<QueueDiscItem> item = q->Dequeue())
+        {
+            ceOut += DynamicCast<Ipv4QueueDiscItem>(item)->GetHeader().GetEcn() ==
+                     Ipv4Header::ECN_CE;
+        }
+        NS_TEST_ASSERT_MSG_GT(ceOut, st.nTotalMarkedPackets / 2, "CE packets leave the queue");
+    }
+
+    void DoRun() override
+    {
+        Fill(false);
+        Fill(true);
+        /* a match is a drop, ECN or not */
+        Ptr<ChokeQueueDisc> q = MakeQueue({{"MaxSize", V(QueueSizeValue(QueueSize("100p")))},
+                                           {"MinTh", V(DoubleValue(10))},
+                                           {"MaxTh", V(DoubleValue(30))},
+                                           {"QW", V(DoubleValue(0.5))},
+                                           {"UseEcn", V(BooleanValue(true))},
+                                           {"LinkBandwidth", V(DataRateValue(DataRate("10Mbps")))}});
+        Reasons r;
+        r.Connect(q);
+        for (int i = 0; i < 100; i++)
+        {
+            q->Enqueue(MakeItem(1, FlowSpec{F_IPV4_UDP, 2}, 1000));
+        }
+        NS_TEST_ASSERT_MSG_GT(r.dbe[ChokeQueueDisc::MATCH_DROP], 30, "one ECT flow: matches");
+        NS_TEST_ASSERT_MSG_EQ(r.mark.size(), 0, "matches never mark");
+        Simulator::Destroy();
+    }
+};
+
+class ChokeLimitTestCase : public TestCase
+{
+  public:
+    ChokeLimitTestCase()
+        : TestCase("limit: MaxSize in packets and in bytes (tc's pdrop, Limit drop)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        /* W = 2^-20: the average stays near 0, only the limit acts */
+        Ptr<ChokeQueueDisc> q = MakeQueue({{"MaxSize", V(QueueSizeValue(QueueSize("10p")))},
+                                           {"MinTh", V(DoubleValue(3))},
+                                           {"MaxTh", V(DoubleValue(9))},
+                                           {"QW", V(DoubleValue(1.0 / (1 << 20)))},
+                                           {"LinkBandwidth", V(DataRateValue(DataRate("10Mbps")))}});
+        Reasons r;
+        r.Connect(q);
+        for (uint32_t i = 0; i < 15; i++)
+        {
+            bool ok = q->Enqueue(MakeItem(i, FlowSpec{F_IPV4_UDP, 0}, 1000));
+            NS_TEST_ASSERT_MSG_EQ(ok, (i < 10), "packet " << i);
+        }
+        NS_TEST_ASSERT_MSG_EQ(q->GetNPackets(), 10, "queue full at MaxSize");
+        NS_TEST_ASSERT_MSG_EQ(r.dbe[ChokeQueueDisc::LIMIT_DROP], 5, "Limit drop");
+        NS_TEST_ASSERT_MSG_EQ(q->GetStats().GetNDroppedPackets(ChokeQueueDisc::LIMIT_DROP),
+                              5,
+                              "Stats");
+        NS_TEST_ASSERT_MSG_EQ(q->GetChokeStats().pdrop, 5, "libchoke's pdrop");
+        NS_TEST_ASSERT_MSG_EQ(q->GetCurrentSize().GetValue(), 10, "current size");
+        q->Dequeue();
+        NS_TEST_ASSERT_MSG_EQ(q->Enqueue(MakeItem(20, FlowSpec{F_IPV4_UDP, 0}, 1000)),
+                              true,
+                              "room again after a departure");
+
+        /* byte mode: 5000 bytes */
+        Ptr<ChokeQueueDisc> b = MakeQueue({{"MaxSize", V(QueueSizeValue(QueueSize("5000B")))},
+                                           {"MinTh", V(DoubleValue(1500))},
+                                           {"MaxTh", V(DoubleValue(4500))},
+                                           {"QW", V(DoubleValue(1.0 / (1 << 16)))},
+                                           {"LinkBandwidth", V(DataRateValue(DataRate("10Mbps")))}});
+        NS_TEST_ASSERT_MSG_EQ(b->GetChokeConfig().limit_bytes, 5000, "byte mode");
+        for (uint32_t i = 0; i < 6; i++)
+        {
+            bool ok = b->Enqueue(MakeItem(i, FlowSpec{F_IPV4_UDP, 0}, 1000));
+            NS_TEST_ASSERT_MSG_EQ(ok, (i < 5), "1000-byte packet " << i);
+        }
+        NS_TEST_ASSERT_MSG_EQ(b->GetNBytes(), 5000, "5000 bytes queued");
+        NS_TEST_ASSERT_MSG_EQ(b->Enqueue(MakeItem(9, FlowSpec{F_IPV4_UDP, 0}, 40)),
+                              false,
+                              "not even 40 more bytes");
+        b->Dequeue();
+        NS_TEST_ASSERT_MSG_EQ(b->Enqueue(MakeItem(10, FlowSpec{F_IPV4_UDP, 0}, 576)),
+                              true,
+                              "576 bytes fit");
+        NS_TEST_ASSERT_MSG_EQ(b->Enqueue(MakeItem(11, FlowSpec{F_IPV4_UDP, 0}, 576)),
+                              false,
+                              "a second 576 does not (4576 + 576 > 5000)");
+        NS_TEST_ASSERT_MSG_EQ(b->GetStats().GetNDroppedPackets(ChokeQueueDisc::LIMIT_DROP),
+                              3,
+                              "byte-mode limit drops");
+        std::string why;
+        NS_TEST_ASSERT_MSG_EQ(b->CheckInvariants(&why), true, why);
+        Simulator::Destroy();
+    }
+};
+
+class ChokeAttributesTestCase : public TestCase
+{
+  public:
+    ChokeAttributesTestCase()
+        : TestCase("attributes: tc's words and derivation, RED's names, bad input refused")
+    {
+    }
+
+  private:
+    static struct choke_params Parse(std::vector<std::string> words, int kind = CHOKE_KIND_CHOKE)
+    {
+        std::vector<char*> argv;
+        for (auto& w : words)
+        {
+            argv.push_back(const_cast<char*>(w.c_str()));
+        }
+        struct choke_params p;
+        char err[CHOKE_ERRBUF_SIZE];
+        int r = choke_params_parse(static_cast<int>(argv.size()), argv.data(), kind, nullptr, &p, err);
+        NS_ABORT_MSG_IF(r, "test words refused: " << err);
+        return p;
+    }
+
+    static std::string Error(const std::vector<std::pair<std::string, Ptr<AttributeValue>>>& attrs)
+    {
+        Ptr<ChokeQueueDisc> q = CreateObject<ChokeQueueDisc>();
+        for (auto& a : attrs)
+        {
+            q->SetAttribute(a.first, *a.second);
+        }
+        struct choke_params p;
+        std::string err;
+        return q->BuildConfig(&p, &err) ? "" : err;
+    }
+
+    void DoRun() override
+    {
+        Ptr<AttributeValue> link = V(DataRateValue(DataRate("1Mbps")));
+        /* the paper's queue, in tc's words: identical configuration */
+        {
+            Ptr<ChokeQueueDisc> q = MakeQueue({{"MaxSize", V(QueueSizeValue(QueueSize("300p")))},
+                                               {"MinTh", V(DoubleValue(100))},
+                                               {"MaxTh", V(DoubleValue(200))},
+                                               {"Burst", V(UintegerValue(300))},
+                                               {"LinkBandwidth", link}});
+            struct choke_params p = Parse({"limit", "300", "min", "100", "max", "200", "burst",
+                                           "300", "probability", "0.02", "bandwidth", "1mbit"});
+            NS_TEST_ASSERT_MSG_EQ(std::memcmp(&p.cfg, &q->GetChokeConfig(), sizeof(p.cfg)),
+                                  0,
+                                  "same configuration as tc's words");
+            NS_TEST_ASSERT_MSG_EQ(q->GetChokeConfig().Wlog, 9, "burst 300 gives ewma 9");
+            NS_TEST_ASSERT_MSG_EQ(q->GetConfigString(),
+                                  "limit 300p min 100p max 200p ewma 9 probability 0.02 Scell_log 22",
+                                  "tc's view");
+        }
+        /* defaults: tc's */
+        {
+            Ptr<ChokeQueueDisc> q =
+                MakeQueue({{"LinkBandwidth", V(DataRateValue(DataRate("10Mbps")))}});
+            struct choke_params p = Parse({"limit", "1000", "bandwidth", "10mbit"});
+            NS_TEST_ASSERT_MSG_EQ(std::memcmp(&p.cfg, &q->GetChokeConfig(), sizeof(p.cfg)),
+                                  0,
+                                  "defaults are tc's");
+        }
+        /* RED's attribute names and types, as a RedQueueDisc is configured:
+         * swapping the TypeId is enough */
+        {
+            for (std::string type : {"ns3::RedQueueDisc", "ns3::ChokeQueueDisc"})
+            {
+                ObjectFactory f;
+                f.SetTypeId(type);
+                f.Set("MinTh", DoubleValue(100));
+                f.Set("MaxTh", DoubleValue(200));
+                f.Set("MaxSize", QueueSizeValue(QueueSize("300p")));
+                f.Set("QW", DoubleValue(0.002));
+                f.Set("LInterm", DoubleValue(50));
+                f.Set("UseEcn", BooleanValue(true));
+                f.Set("UseHardDrop", BooleanValue(true));
+                f.Set("MeanPktSize", UintegerValue(1000));
+                f.Set("LinkBandwidth", DataRateValue(DataRate("1Mbps")));
+                Ptr<QueueDisc> q = f.Create<QueueDisc>();
+                q->Initialize();
+                NS_TEST_ASSERT_MSG_EQ(q->GetMaxSize(), QueueSize("300p"), type);
+            }
+            Ptr<ChokeQueueDisc> q = MakeQueue({{"MinTh", V(DoubleValue(100))},
+                                               {"MaxTh", V(DoubleValue(200))},
+                                               {"MaxSize", V(QueueSizeValue(QueueSize("300p")))},
+                                               {"QW", V(DoubleValue(0.002))},
+                                               {"UseEcn", V(BooleanValue(true))},
+                                               {"UseHardDrop", V(BooleanValue(true))},
+                                               {"LinkBandwidth", link}});
+            struct choke_params p = Parse({"limit", "300", "min", "100", "max", "200", "probability",
+                                           "0.02", "bandwidth", "1mbit", "ecn", "harddrop"});
+            /* QW 0.002 is held as 2^-9, with tc's table for Wlog 9 */
+            p.cfg.Wlog = 9;
+            p.cfg.Scell_log = static_cast<uint8_t>(
+                choke_tc_idle_damping(9, 1000, p.rate_bytes, p.cfg.stab, &p.xmit_ticks));
+            NS_TEST_ASSERT_MSG_EQ(std::memcmp(&p.cfg, &q->GetChokeConfig(), sizeof(p.cfg)),
+                                  0,
+                                  "QW: Wlog and the idle table as tc derives them");
+        }
+        /* the variants are words */
+        {
+            Ptr<ChokeQueueDisc> q = MakeQueue({{"Draws", V(UintegerValue(4))}, {"LinkBandwidth", link}});
+            NS_TEST_ASSERT_MSG_EQ(q->GetChokeConfig().variant, CHOKE_VAR_DRAWS, "Draws");
+            NS_TEST_ASSERT_MSG_EQ(q->GetChokeConfig().draws, 4, "Draws 4");
+            q = MakeQueue({{"Adaptive", V(BooleanValue(true))}, {"LinkBandwidth", link}});
+            NS_TEST_ASSERT_MSG_EQ(q->GetChokeConfig().variant, CHOKE_VAR_ADAPTIVE, "Adaptive");
+            q = MakeQueue({{"Geometric", V(UintegerValue(5))}, {"LinkBandwidth", link}});
+            NS_TEST_ASSERT_MSG_EQ(q->GetChokeConfig().variant, CHOKE_VAR_GEOMETRIC, "Geometric");
+            NS_TEST_ASSERT_MSG_EQ(q->GetChokeConfig().draws, 5, "Geometric 5");
+            q = MakeQueue({{"KernelIdleClock", V(BooleanValue(true))}, {"LinkBandwidth", link}});
+            NS_TEST_ASSERT_MSG_EQ(q->GetChokeConfig().idle_unit, CHOKE_IDLE_KERNEL_US, "clock");
+        }
+        /* bad input: refused with a message naming the problem */
+        struct Bad
+        {
+            std::vector<std::pair<std::string, Ptr<AttributeValue>>> attrs;
+            std::string says;
+        };
+
+        std::vector<Bad> bad = {
+            {{{"MinTh", V(DoubleValue(5.5))}, {"LinkBandwidth", link}}, "MinTh 5.5"},
+            {{{"MaxTh", V(DoubleValue(-1))}, {"LinkBandwidth", link}}, "MaxTh -1"},
+            {{{"MinTh", V(DoubleValue(200))}, {"MaxTh", V(DoubleValue(100))}, {"LinkBandwidth", link}},
+             "\"min\" is not smaller than \"max\""},
+            {{{"MaxTh", V(DoubleValue(2000))}, {"LinkBandwidth", link}},
+             "\"max\" is larger than \"limit\""},
+            {{{"Draws", V(UintegerValue(4))}, {"Adaptive", V(BooleanValue(true))}, {"LinkBandwidth", link}},
+             "alternatives"},
+            {{{"Draws", V(UintegerValue(17))}, {"LinkBandwidth", link}}, "\"draws\" needs a number"},
+            {{{"Draws", V(UintegerValue(0))}, {"LinkBandwidth", link}}, "\"draws\" needs a number"},
+            {{{"Geometric", V(UintegerValue(20))}, {"LinkBandwidth", link}}, "\"geometric\" cap"},
+            {{{"LInterm", V(DoubleValue(0))}, {"LinkBandwidth", link}}, "LInterm 0"},
+            {{{"QW", V(DoubleValue(2))}, {"LinkBandwidth", link}}, "QW 2"},
+            {{{"QW", V(DoubleValue(-1))}, {"LinkBandwidth", link}}, "QW -1"},
+            {{{"QW", V(DoubleValue(0.002))}, {"Burst", V(UintegerValue(300))}, {"LinkBandwidth", link}},
+             "QW and Burst"},
+            {{{"Discipline", V(EnumValue(ChokeQueueDisc::FIFO))},
+              {"MaxSize", V(QueueSizeValue(QueueSize("3000B")))}},
+             "Fifo discipline counts packets"},
+            {{{"Discipline", V(EnumValue(ChokeQueueDisc::RED))},
+              {"Draws", V(UintegerValue(2))},
+              {"LinkBandwidth", link}},
+             "choke only"},
+            {{}, "LinkBandwidth is 0"},
+            {{{"MaxSize", V(QueueSizeValue(QueueSize("200000p")))}, {"LinkBandwidth", link}},
+             "the kernel would reject"},
+        };
+        for (auto& b : bad)
+        {
+            std::string err = Error(b.attrs);
+            NS_TEST_ASSERT_MSG_NE(err.find(b.says),
+                                  std::string::npos,
+                                  "expected an error saying \"" << b.says << "\", got \"" << err
+                                                                << "\"");
+        }
+        Simulator::Destroy();
+    }
+};
+
+/* A small dumbbell with real devices: a UDP flood at twice the bottleneck
+ * and 8 TCP flows through a ChokeQueueDisc whose LinkBandwidth comes from
+ * the device. */
+class ChokeDumbbellTestCase : public TestCase
+{
+  public:
+    ChokeDumbbellTestCase()
+        : TestCase("dumbbell: LinkBandwidth from the device, conservation, a UDP flood penalised")
+    {
+    }
+
+  private:
+    uint64_t m_udpTx = 0, m_tcpTx = 0;
+
+    void OnTx(Ptr<const Packet> p)
+    {
+        Ptr<Packet> c = p->Copy();
+        PppHeader ppp;
+        Ipv4Header ip;
+        c->RemoveHeader(ppp);
+        c->PeekHeader(ip);
+        (ip.GetProtocol() == 17 ? m_udpTx : m_tcpTx) += p->GetSize();
+    }
+
+    void DoRun() override
+    {
+        const uint32_t nTcp = 8;
+        NodeContainer left, right, routers;
+        left.Create(nTcp + 1);
+        right.Create(1);
+        routers.Create(2);
+        InternetStackHelper stack;
+        stack.InstallAll();
+        PointToPointHelper btl;
+        btl.SetDeviceAttribute("DataRate", StringValue("2Mbps"));
+        btl.SetChannelAttribute("Delay", StringValue("5ms"));
+        btl.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
+        NetDeviceContainer bd = btl.Install(routers.Get(0), routers.Get(1));
+        TrafficControlHelper tch;
+        tch.SetRootQueueDisc("ns3::ChokeQueueDisc",
+                             "MaxSize",
+                             StringValue("200p"),
+                             "MinTh",
+                             DoubleValue(40),
+                             "MaxTh",
+                             DoubleValue(120));
+        QueueDiscContainer qd = tch.Install(bd);
+        Ipv4AddressHelper addr;
+        addr.SetBase("10.0.0.0", "255.255.255.0");
+        addr.Assign(bd);
+        PointToPointHelper acc;
+        acc.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
+        acc.SetChannelAttribute("Delay", StringValue("2ms"));
+        for (uint32_t i = 0; i <= nTcp; i++)
+        {
+            NetDeviceContainer d = acc.Install(left.Get(i), routers.Get(0));
+            addr.SetBase(Ipv4Address((10u << 24) | ((1 + i) << 8)), "255.255.255.0");
+            addr.Assign(d);
+        }
+        NetDeviceContainer rd = acc.Install(routers.Get(1), right.Get(0));
+        addr.SetBase("10.200.0.0", "255.255.255.0");
+        Ipv4InterfaceContainer ri = addr.Assign(rd);
+        Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+        Ptr<ChokeQueueDisc> q = DynamicCast<ChokeQueueDisc>(qd.Get(0));
+        q->AssignStreams(11);
+
+        for (uint32_t i = 0; i < nTcp; i++)
+        {
+            BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(ri.GetAddress(1), 5000 + i));
+            bulk.SetAttribute("MaxBytes", UintegerValue(0));
+            ApplicationContainer a = bulk.Install(left.Get(i));
+            a.Start(Seconds(0.1 * i));
+            PacketSinkHelper sink("ns3::TcpSocketFactory",
+                                  InetSocketAddress(Ipv4Address::GetAny(), 5000 + i));
+            sink.Install(right.Get(0));
+        }
+        OnOffHelper udp("ns3::UdpSocketFactory", InetSocketAddress(ri.GetAddress(1), 9));
+        udp.SetConstantRate(DataRate("4Mbps"), 1000);
+        udp.Install(left.Get(nTcp)).Start(Seconds(0));
+        bd.Get(0)->TraceConnectWithoutContext("PhyTxBegin",
+                                              MakeCallback(&ChokeDumbbellTestCase::OnTx, this));
+        Simulator::Stop(Seconds(15));
+        Simulator::Run();
+
+        /* LinkBandwidth 0: the device's 2 Mbit/s */
+        struct choke_params p;
+        std::vector<std::string> w = {"limit", "200", "min", "40", "max", "120", "bandwidth", "2mbit"};
+        std::vector<char*> argv;
+        for (auto& s : w)
+        {
+            argv.push_back(const_cast<char*>(s.c_str()));
+        }
+        char err[CHOKE_ERRBUF_SIZE];
+        choke_params_parse(static_cast<int>(argv.size()), argv.data(), CHOKE_KIND_CHOKE, nullptr, &p, err);
+        NS_TEST_ASSERT_MSG_EQ(std::memcmp(&p.cfg, &q->GetChokeConfig(), sizeof(p.cfg)),
+                              0,
+                              "LinkBandwidth from the device's DataRate");
+
+        const QueueDisc::Stats& st = q->GetStats();
+        NS_TEST_ASSERT_MSG_EQ(st.nTotalReceivedPackets,
+                              st.nTotalSentPackets + st.nTotalDroppedPackets + q->GetNPackets(),
+                              "conservation");
+        std::string why;
+        NS_TEST_ASSERT_MSG_EQ(q->CheckInvariants(&why), true, why);
+        NS_TEST_ASSERT_MSG_GT(q->GetChokeStats().matched, 100, "matches");
+        double udpShare = double(m_udpTx) / double(m_udpTx + m_tcpTx);
+        if (std::getenv("CHOKE_TEST_VERBOSE"))
+        {
+            std::cerr << "dumbbell: UDP share " << udpShare << ", matched "
+                      << q->GetChokeStats().matched << " of " << st.nTotalReceivedPackets << "\n";
+        }
+        NS_TEST_ASSERT_MSG_LT(udpShare, 0.6, "CHOKe keeps the flood (2c) from the whole link");
+        NS_TEST_ASSERT_MSG_GT(m_tcpTx, 0, "TCP gets through");
+        Simulator::Destroy();
+    }
+};
+
+} // namespace
+
+/**
+ * \ingroup traffic-control
+ * The ChokeQueueDisc tests.
+ */
+class ChokeQueueDiscTestSuite : public TestSuite
+{
+  public:
+    ChokeQueueDiscTestSuite()
+        : TestSuite("choke-queue-disc", UNIT)
+    {
+        AddTestCase(new ChokeAttributesTestCase(), TestCase::QUICK);
+        AddTestCase(new ChokeDecisionsTestCase(), TestCase::QUICK);
+        AddTestCase(new ChokeDropReasonsTestCase(), TestCase::QUICK);
+        AddTestCase(new ChokeConservationTestCase(), TestCase::QUICK);
+        AddTestCase(new ChokeMatchThresholdTestCase(), TestCase::QUICK);
+        AddTestCase(new ChokeFlowKeyTestCase(), TestCase::QUICK);
+        AddTestCase(new ChokeEcnTestCase(), TestCase::QUICK);
+        AddTestCase(new ChokeLimitTestCase(), TestCase::QUICK);
+        AddTestCase(new ChokeDumbbellTestCase(), TestCase::QUICK);
+    }
+};
+
+/// The suite's static instance.
+static ChokeQueueDiscTestSuite g_chokeQueueDiscTestSuite;
