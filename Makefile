@@ -47,7 +47,7 @@ BRIDGE_SRC := src/bridge/bridge.c src/bridge/runtime.c src/bridge/config.c \
 	src/bridge/stats_om.c src/bridge/afp.c
 # options declared once, for the command line and the bridge's config file
 BRIDGE_SRC += src/util/opt.c
-CLI_SRC := src/cli/main.c src/cli/opt.c src/cli/cmd_params.c src/cli/cmd_demo_open_loop.c \
+CLI_SRC := src/cli/main.c src/util/cmdline.c src/cli/cmd_params.c src/cli/cmd_demo_open_loop.c \
 	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c \
 	src/cli/cmd_bridge.c $(BRIDGE_SRC)
 # output files written through a temporary and a rename (src/util/outfile.h)
@@ -61,7 +61,7 @@ CLI_SRC += src/cli/cmd_sim.c $(SIM_SRC)
 SIM_TEST_SRC := tests/sim/test_sim.c tests/sim/test_runner.c
 TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
 	tests/test_model.c tests/test_params.c tests/test_red.c tests/test_pkt.c \
-	tests/test_hh.c tests/test_opt.c src/cli/opt.c src/util/opt.c \
+	tests/test_hh.c tests/test_opt.c src/util/cmdline.c src/util/opt.c \
 	tests/test_protect.c
 HDRS := $(wildcard include/choke/*.h src/*/*.h tests/*.h bench/*.h)
 
@@ -90,7 +90,7 @@ DEMO := $(BUILD)/choke-demo
 TC_PLUGIN := $(BUILD)/q_chokeplus.so
 # `choke demo` alone, for `make demo`: the simulator and libchoke, no libpcap
 DEMO_SRC := src/cli/demo_main.c src/cli/cmd_sim.c src/cli/cmd_demo_open_loop.c \
-	src/cli/workload.c src/cli/cmd_params.c src/cli/opt.c src/util/opt.c
+	src/cli/workload.c src/cli/cmd_params.c src/util/cmdline.c src/util/opt.c
 DEMO_OBJ := $(DEMO_SRC:%.c=$(BUILD)/%.o) $(SIM_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: all demo check check-one bench bench-fwd install uninstall clean fuzz
@@ -237,6 +237,7 @@ check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) 
 
 # Every configuration CI cares about.
 check: | deps
+	python3 tests/layers.py
 	$(MAKE) --no-print-directory check-one BUILD=build/gcc CC=gcc
 	$(MAKE) --no-print-directory check-one BUILD=build/clang CC=clang
 	$(MAKE) --no-print-directory check-one BUILD=build/asan CC=clang OPT=-O1 \

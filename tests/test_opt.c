@@ -1,9 +1,9 @@
-/* The command table's parser (src/cli/opt.c): values, ranges, refusals. */
+/* The command table's parser (src/util/cmdline.c): values, ranges, refusals. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/cli/opt.h"
+#include "../src/util/cmdline.h"
 #include "testlib.h"
 
 enum { O_JSON = 1, O_CSV, O_SEED, O_TOP, O_SET, O_WATCH, O_FRAC, O_OUT, O_FMT, O_EVERY,

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "choke/params.h"
-#include "opt.h"
+#include "../util/cmdline.h"
 
 extern const struct cli_cmd cli_cmd_params;
 extern const struct cli_cmd cli_cmd_demo;

@@ -6,7 +6,7 @@
 
 #include "../util/json.h"
 #include "cli.h"
-#include "opt.h"
+#include "../util/cmdline.h"
 
 const char *cli_kind_name(int kind)
 {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opt.h"
+#include "cmdline.h"
 
 void cli_parser_init(struct cli_parser *ps, const struct cli_cmd *cmd, int argc,
 		     char **argv)

@@ -32,13 +32,13 @@
  * cli_refuse(), in the same words, naming the option's declared form.
  * Every usage error exits with status 2.
  */
-#ifndef CHOKE_CLI_OPT_H
-#define CHOKE_CLI_OPT_H
+#ifndef CHOKE_UTIL_CMDLINE_H
+#define CHOKE_UTIL_CMDLINE_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../util/opt.h" /* struct cli_opt: one option, its value and range */
+#include "opt.h" /* struct cli_opt: one option, its value and range */
 
 struct cli_cmd {
 	const char *name;     /* "sim" (or "bench pkt") */
