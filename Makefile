@@ -221,8 +221,10 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%) | deps
 	done
 
 # One configuration: build and run the test binary and the CLI tests.
-check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) $(BRIDGE_TESTS) | deps
+check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) $(BRIDGE_TESTS) \
+		$(TC_PLUGIN) $(TC_PLUGIN_TEST) | deps
 	./$(TESTS)
+	./$(TC_PLUGIN_TEST) ./$(TC_PLUGIN)
 	./$(SIM_TESTS)
 	./$(BRIDGE_TESTS)
 	for t in $(FUZZ_TARGETS); do ./$(BUILD)/fuzz-driver-$$t fuzz/corpus/$$t/* \
@@ -251,7 +253,8 @@ check: | deps
 	BUILD=build/gcc sh tests/install.sh
 	@if [ "$$(id -u)" = 0 ]; then CHOKE=./build/gcc/choke sh tests/replay-real.sh && \
 		CHOKE=./build/gcc/choke sh tests/bridge.sh && \
-		CHOKE=./build/gcc/choke sh tests/bridge-protect.sh; \
+		CHOKE=./build/gcc/choke sh tests/bridge-protect.sh && \
+		TC_PLUGIN=./build/gcc/q_chokeplus.so sh tests/tc-plugin.sh; \
 	else echo "SKIP replay-real, bridge: need root (network namespaces); CI runs them"; fi
 	@echo "make check: all passed"
 
@@ -317,6 +320,11 @@ install: all $(BUILD)/choke.pc
 $(TC_PLUGIN): kmod/tc/q_chokeplus.c kmod/chokeplus.h $(STATIC) $(HDRS) | deps
 	$(CC) $(LIB_CFLAGS) -fvisibility=hidden -shared -o $@ kmod/tc/q_chokeplus.c \
 		-Wl,--exclude-libs,ALL $(STATIC) -lm
+
+# The plugin loaded as tc loads it, this program standing in for tc.
+TC_PLUGIN_TEST := $(BUILD)/tc-plugin-test
+$(TC_PLUGIN_TEST): tests/tc-plugin.c kmod/chokeplus.h $(STATIC) $(HDRS) | deps
+	$(CC) $(LIB_CFLAGS) -rdynamic -o $@ tests/tc-plugin.c $(STATIC) -ldl -lm
 
 $(BUILD)/choke.pc: choke.pc.in $(BUILD)/prefix
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' choke.pc.in >$@.tmp
