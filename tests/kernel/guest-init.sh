@@ -1,9 +1,8 @@
 #!/bin/sh
-# PID 1 of the User-Mode Linux guest that uml-boot.sh boots with the host's
-# root file system (hostfs); it runs $CHOKE_GUEST (default: guest-suite.sh).
-# Everything the guest writes goes to tmpfs mounts or to $CHOKE_RUN (a
-# scratch folder under build/). The kernel passes the CHOKE_* words of its
-# command line to us as environment.
+# PID 1 of the User-Mode Linux guest that check-kernel.sh boots with the
+# host's root file system (hostfs). Everything the guest writes goes to
+# tmpfs mounts or to $CHOKE_RUN (a scratch folder under build/). The kernel
+# passes the CHOKE_* words of its command line to us as environment.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp LC_ALL=C
 mount -t proc proc /proc
@@ -17,7 +16,7 @@ mkdir -p /run/netns
 hostname choke-uml
 
 if [ -n "${CHOKE_RUN:-}" ] && [ -d "$CHOKE_RUN" ] && cd "${CHOKE_ROOT:-/nonexistent}"; then
-	sh "${CHOKE_GUEST:-tests/kernel/guest-suite.sh}" >"$CHOKE_RUN/guest.log" 2>&1
+	sh tests/kernel/guest-suite.sh >"$CHOKE_RUN/guest.log" 2>&1
 	echo $? >"$CHOKE_RUN/guest.rc"
 	dmesg >"$CHOKE_RUN/dmesg.txt" 2>&1
 else
