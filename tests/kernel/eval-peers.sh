@@ -89,12 +89,14 @@ for label in order:
             cells += ["-", "-", "-"]
             continue
         fair = int(k) / (8 + int(k))
-        cells += [rng([x[1] / fair for x in r], "%.2f"), rng([x[2] for x in r], "%.2f"),
-                  rng([x[0] + x[1] for x in r], "%.2f")]
+        cells += [rng([x[0] / fair for x in r], "%.2f"), rng([x[1] for x in r], "%.2f"),
+                  rng([x[2] for x in r], "%.2f")]
     print("| %s | %s |" % (names.get(label, label), " | ".join(cells)))
 print()
-print("%s s of TCP per run, %s runs per cell (the range over them); utilisation is "
-      "the goodputs over 4 Mbit/s (headers not counted)." % (sys.argv[2], sys.argv[3]))
+print("%s s of TCP per run, %s runs per cell (the range over them). The floods' "
+      "share: their bytes over all bytes received while TCP ran; utilisation: what tbf "
+      "sent then over 4 Mbit/s, by the guest kernel's clock (frames with their "
+      "Ethernet headers)." % (sys.argv[2], sys.argv[3]))
 for f in fails:
     print("failed run: %s" % f)
 PY

@@ -12,9 +12,17 @@
 # list of the labels below; default all), CHOKE_PEERS_FLOODS (default "1 4").
 #
 # Output: $CHOKE_RUN/peers/LABEL-K-R.{tcp,udp,qdisc} (iperf3's JSON, the
-# qdisc's counters) and one line per run in $CHOKE_RUN/peers/runs.txt:
-# "LABEL K R tcp_share udp_share jain_tcp" (goodputs over the 4 Mbit/s
-# rate) or "LABEL K R failed: ...".
+# qdiscs' counters) and one line per run in $CHOKE_RUN/peers/runs.txt:
+# "LABEL K R udp_share jain_tcp utilisation" or "LABEL K R failed: ...".
+#
+# Measured with the guest's clocks as they are: under a loaded host, UML's
+# monotonic clock (which tbf shapes by) and the time iperf3 reads can drift
+# apart by tens of per cent, so rates from iperf3 are not used. The floods'
+# share is their bytes over all the bytes received while the TCP test ran
+# (iperf3's byte counts: the same clock for both sides of the ratio), Jain's
+# index is over the TCP streams' bytes, and the utilisation is what tbf
+# sent during the TCP test over 4 Mbit/s, both by the kernel's clock
+# (/proc/uptime and tbf's byte counter read before and after).
 set -u
 RUN=$CHOKE_RUN
 OUT=$RUN/peers
@@ -85,13 +93,16 @@ net_down() {
 C() { ip netns exec c "$@"; }
 S() { ip netns exec s "$@"; }
 
-# "tcp udp jain" over the TCP test's window (python3 from the host's root)
-summary() { # tcp.json udp.json
-	python3 - "$1" "$2" <<'PY'
+# "udp_share jain utilisation" over the TCP test's window (python3 from the
+# host's root)
+summary() { # tcp.json udp.json before after (the kernel's view: "uptime bytes")
+	python3 - "$1" "$2" "$3" "$4" <<'PY'
 import json, sys
 try:
     tcp = json.load(open(sys.argv[1]))
     u = json.load(open(sys.argv[2]))
+    t0k, b0 = map(float, sys.argv[3].split())
+    t1k, b1 = map(float, sys.argv[4].split())
 except (OSError, ValueError) as e:
     print("failed: %s" % e)
     sys.exit(0)
@@ -100,8 +111,8 @@ if not streams:
     print("failed: %s" % tcp.get("error", "no TCP streams"))
     sys.exit(0)
 secs = tcp["end"]["sum_received"]["seconds"]
-rates = [s["receiver"]["bytes"] * 8 / secs for s in streams]
-jain = sum(rates) ** 2 / (len(rates) * sum(r * r for r in rates)) if sum(rates) else 0
+got = [s["receiver"]["bytes"] for s in streams]
+jain = sum(got) ** 2 / (len(got) * sum(r * r for r in got)) if sum(got) else 0
 try:
     t0 = tcp["start"]["timestamp"]["timesecs"] - u["start"]["timestamp"]["timesecs"]
 except KeyError:
@@ -113,9 +124,19 @@ inside = [i["sum"] for i in srv if i["sum"]["start"] >= t0 - 0.5 and
 if not inside:
     print("failed: no flood intervals from the server (%s)" % u.get("error", "-"))
     sys.exit(0)
-udp = sum(i["bytes"] * 8 for i in inside) / sum(i["seconds"] for i in inside)
-print("%.4f %.4f %.4f" % (sum(rates) / 4e6, udp / 4e6, jain))
+# the floods' bytes over the TCP test's seconds (by iperf3's clock, as the
+# TCP bytes)
+udp = sum(i["bytes"] for i in inside) / sum(i["seconds"] for i in inside) * secs
+util = (b1 - b0) * 8 / (4e6 * (t1k - t0k)) if t1k > t0k else 0
+print("%.4f %.4f %.4f" % (udp / (udp + sum(got)), jain, util))
 PY
+}
+
+# "uptime tbf-bytes": the kernel's clock and what tbf has sent
+kview() {
+	up=$(cut -d' ' -f1 /proc/uptime)
+	b=$(C tc -s -j qdisc show dev c0 | python3 -c 'import json,sys; print([q for q in json.load(sys.stdin) if q["kind"] == "tbf"][0]["bytes"])' 2>/dev/null)
+	echo "$up ${b:-0}"
 }
 
 run_one() { # label words k r
@@ -137,10 +158,12 @@ run_one() { # label words k r
 		-l 1000 -w 2M -t $((SECS + 8)) -J --get-server-output >"$base.udp" 2>&1 &
 	udp=$!
 	sleep 3
+	before=$(kview)
 	C timeout $((SECS + 30)) iperf3 -c 10.9.0.2 -p 5201 -P 8 -t "$SECS" -J >"$base.tcp" 2>&1
+	after=$(kview)
 	wait $udp
 	C tc -s -j qdisc show dev c0 >"$base.qdisc" 2>&1
-	echo "$label $k $r $(summary "$base.tcp" "$base.udp")" >>"$OUT/runs.txt"
+	echo "$label $k $r $(summary "$base.tcp" "$base.udp" "$before" "$after")" >>"$OUT/runs.txt"
 	log "$(tail -1 "$OUT/runs.txt")"
 	net_down
 }
