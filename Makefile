@@ -13,6 +13,8 @@
 VERSION_MAJOR := 0
 VERSION := 0.1.0
 PREFIX ?= /usr/local
+# where the libraries and choke.pc go (Debian: /usr/lib/$(DEB_HOST_MULTIARCH))
+LIBDIR ?= $(PREFIX)/lib
 DESTDIR ?=
 CC ?= cc
 BUILD ?= build
@@ -47,9 +49,12 @@ BRIDGE_SRC := src/bridge/bridge.c src/bridge/runtime.c src/bridge/config.c \
 	src/bridge/stats_om.c src/bridge/afp.c
 # options declared once, for the command line and the bridge's config file
 BRIDGE_SRC += src/util/opt.c
+# the exporter (src/exporter/, docs/operations.md)
+EXPORTER_SRC := src/exporter/exporter.c src/exporter/http.c src/exporter/merge.c \
+	src/exporter/nlqdisc.c src/exporter/qdisc_om.c
 CLI_SRC := src/cli/main.c src/util/cmdline.c src/cli/cmd_params.c src/cli/cmd_demo_open_loop.c \
 	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c \
-	src/cli/cmd_bridge.c $(BRIDGE_SRC)
+	src/cli/cmd_bridge.c $(BRIDGE_SRC) src/cli/cmd_exporter.c $(EXPORTER_SRC)
 # output files written through a temporary and a rename (src/util/outfile.h)
 CLI_SRC += src/util/outfile.c
 BENCH_SRC := bench/main.c bench/bench.c bench/bench_pkt.c
@@ -85,6 +90,7 @@ BLAST := $(BUILD)/choke-blast
 BENCH := $(BUILD)/choke-bench
 SIM_TESTS := $(BUILD)/sim-tests
 BRIDGE_TESTS := $(BUILD)/bridge-tests
+EXPORTER_TESTS := $(BUILD)/exporter-tests
 DEMO := $(BUILD)/choke-demo
 # the tc plugin of sch_libchoke's second qdisc id, chokeplus (docs/kernel.md)
 TC_PLUGIN := $(BUILD)/q_chokeplus.so
@@ -93,14 +99,14 @@ DEMO_SRC := src/cli/demo_main.c src/cli/cmd_sim.c src/cli/cmd_demo_open_loop.c \
 	src/cli/workload.c src/cli/cmd_params.c src/util/cmdline.c src/util/opt.c
 DEMO_OBJ := $(DEMO_SRC:%.c=$(BUILD)/%.o) $(SIM_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all demo check check-one bench bench-fwd install uninstall clean fuzz
+.PHONY: all demo check check-one bench bench-fwd install uninstall clean fuzz deb check-deb
 all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST) $(DEMO) $(TC_PLUGIN)
 
 # The packages of the goals on the command line (tools/deps.sh TARGET):
 # check-one is check's; anything but the names below (all, install, a
 # file) is build's; clean and uninstall need none.
 DEPS ?= yes
-DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel ns3
+DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel ns3 deb check-deb
 deps_of = $(if $(filter check-one,$1),check,$(if $(filter check-ns3 ns3-compare,$1),ns3,$(if \
 	$(filter $(DEPS_GOALS),$1),$1,$(if $(filter clean uninstall,$1),,build))))
 DEPS_FOR := $(sort $(foreach g,$(or $(MAKECMDGOALS),all),$(call deps_of,$g)))
@@ -139,13 +145,13 @@ $(STATIC): $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(SHARED): $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,$(SONAME) $(SAN) -o $@ $^ $(LDLIBS)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(SAN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 	ln -sf libchoke.so.$(VERSION) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/libchoke.so
 
 # the installed command: libc, libm and libpcap only (tests/install.sh)
 $(CHOKE): $(CLI_OBJ) $(STATIC)
-	$(CC) $(SAN) -o $@ $(CLI_OBJ) $(STATIC) $(PCAP_LIBS) $(LDLIBS)
+	$(CC) $(SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(PCAP_LIBS) $(LDLIBS)
 
 # the benchmarks (not installed): the core, flow keys, the replay, DPDK's rte_red
 $(BENCH): $(BENCH_OBJ) $(BUILD)/src/replay/replay.o $(STATIC)
@@ -166,26 +172,34 @@ $(BRIDGE_TESTS): tests/bridge/test_bridge.c $(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STA
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/bridge/test_bridge.c \
 		$(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(LDLIBS)
 
+# the exporter's rooms (no root): tests/exporter/
+$(EXPORTER_TESTS): tests/exporter/test_exporter.c $(EXPORTER_SRC:%.c=$(BUILD)/%.o) \
+		$(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(HDRS)
+	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/exporter/test_exporter.c \
+		$(EXPORTER_SRC:%.c=$(BUILD)/%.o) $(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(LDLIBS)
+
 $(MKPCAP): tests/mkpcap.c tests/pktbuild.h $(STATIC) | deps
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/mkpcap.c $(STATIC) $(LDLIBS)
 
 # libc and libm only: `make demo` works on a machine with nothing but a C
 # compiler (tests/fresh.sh); its output is `choke demo`'s (tests/demo.sh)
 $(DEMO): $(DEMO_OBJ) $(STATIC)
-	$(CC) $(SAN) -o $@ $(DEMO_OBJ) $(STATIC) $(LDLIBS)
+	$(CC) $(SAN) $(LDFLAGS) -o $@ $(DEMO_OBJ) $(STATIC) $(LDLIBS)
 
 demo: $(DEMO) | deps
 	./$(DEMO)
 
 # Fuzz targets: each with its driver (replays files, used by check) and,
 # with clang, its libFuzzer build (make fuzz).
-FUZZ_TARGETS := flow params replay ctl scenario set
+FUZZ_TARGETS := flow params replay ctl scenario set exporter
 FUZZ_SRC_flow := fuzz/fuzz_flow.c
 FUZZ_SRC_params := fuzz/fuzz_params.c
 FUZZ_SRC_replay := fuzz/fuzz_replay.c src/replay/replay.c
 FUZZ_SRC_ctl := fuzz/fuzz_ctl.c src/bridge/control.c src/bridge/config.c src/util/opt.c
 FUZZ_SRC_scenario := fuzz/fuzz_scenario.c $(SIM_SRC)
 FUZZ_SRC_set := fuzz/fuzz_set.c $(SIM_SRC)
+FUZZ_SRC_exporter := fuzz/fuzz_exporter.c src/exporter/http.c src/exporter/merge.c \
+	src/exporter/nlqdisc.c src/exporter/qdisc_om.c
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -std=c11 -g -O1 -Iinclude -D_GNU_SOURCE \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -205,6 +219,7 @@ build/fuzz/fuzz_%: fuzz/fuzz_%.c $(HDRS) $(FUZZ_LIB_SRC) src/replay/replay.c | d
 
 $(BUILD)/fuzz-driver-ctl build/fuzz/fuzz_ctl: src/bridge/control.c src/bridge/config.c \
 	src/util/opt.c
+$(BUILD)/fuzz-driver-exporter build/fuzz/fuzz_exporter: $(EXPORTER_SRC)
 
 # Run every target for FUZZ_SECONDS from the seed corpus; a crash fails
 # (its input is left in build/fuzz/crash-TARGET-*: add it to fuzz/regress/).
@@ -222,16 +237,18 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%) | deps
 
 # One configuration: build and run the test binary and the CLI tests.
 check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) $(BRIDGE_TESTS) \
-		$(TC_PLUGIN) $(TC_PLUGIN_TEST) | deps
+		$(TC_PLUGIN) $(TC_PLUGIN_TEST) $(EXPORTER_TESTS) | deps
 	./$(TESTS)
 	./$(TC_PLUGIN_TEST) ./$(TC_PLUGIN)
 	./$(SIM_TESTS)
 	./$(BRIDGE_TESTS)
+	./$(EXPORTER_TESTS)
 	for t in $(FUZZ_TARGETS); do ./$(BUILD)/fuzz-driver-$$t fuzz/corpus/$$t/* \
 		$$(ls fuzz/regress/$$t/* 2>/dev/null) || exit 1; done
 	CHOKE=./$(CHOKE) sh tests/cli.sh
 	CHOKE=./$(CHOKE) sh tests/help.sh
 	CHOKE=./$(CHOKE) sh tests/bridge-cli.sh
+	CHOKE=./$(CHOKE) EXPORTER_TESTS=./$(EXPORTER_TESTS) sh tests/exporter-cli.sh
 	CHOKE=./$(CHOKE) MKPCAP=./$(MKPCAP) sh tests/replay.sh
 	CHOKE=./$(CHOKE) sh tests/sim.sh
 	BENCH=./$(BENCH) CHOKE=./$(CHOKE) sh tests/bench.sh
@@ -254,8 +271,9 @@ check: | deps
 	@if [ "$$(id -u)" = 0 ]; then CHOKE=./build/gcc/choke sh tests/replay-real.sh && \
 		CHOKE=./build/gcc/choke sh tests/bridge.sh && \
 		CHOKE=./build/gcc/choke sh tests/bridge-protect.sh && \
-		TC_PLUGIN=./build/gcc/q_chokeplus.so sh tests/tc-plugin.sh; \
-	else echo "SKIP replay-real, bridge: need root (network namespaces); CI runs them"; fi
+		TC_PLUGIN=./build/gcc/q_chokeplus.so sh tests/tc-plugin.sh && \
+		CHOKE=./build/gcc/choke sh tests/exporter.sh; \
+	else echo "SKIP replay-real, bridge, exporter: need root (network namespaces); CI runs them"; fi
 	@echo "make check: all passed"
 
 # The kernel module (kmod/, docs/kernel.md), against the running kernel's
@@ -267,6 +285,16 @@ kmod: | deps
 
 check-kernel: | deps
 	sh tests/kernel/check-kernel.sh
+
+# The Debian packages (debian/, docs/operations.md): dpkg-buildpackage -b
+# in a copy of the working tree, the packages and lintian's report in
+# build/deb/ (tools/build-deb.sh); check-deb installs them into a fresh
+# Debian 12 root, boots it with systemd-nspawn and purges them (tests/deb.sh).
+deb: | deps
+	sh tools/build-deb.sh
+
+check-deb: deb | deps
+	sh tests/deb.sh
 
 bench: $(BENCH) | deps
 	./$(BENCH)
@@ -295,25 +323,25 @@ bench-fwd: $(CHOKE) $(BLAST) | deps
 	CHOKE=./$(CHOKE) BLAST=./$(BLAST) sh bench/fwd.sh
 
 install: all $(BUILD)/choke.pc
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/choke \
-		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include/choke \
+		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libchoke.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
-	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libchoke.so
+	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
+	ln -sf libchoke.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libchoke.so
 	install -m 644 include/choke/*.h $(DESTDIR)$(PREFIX)/include/choke/
 	install -m 755 $(CHOKE) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(BUILD)/choke.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 $(BUILD)/choke.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 644 man/choke.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -d $(DESTDIR)$(PREFIX)/lib/tc
-	install -m 644 $(TC_PLUGIN) $(DESTDIR)$(PREFIX)/lib/tc/
+	install -d $(DESTDIR)$(LIBDIR)/tc
+	install -m 644 $(TC_PLUGIN) $(DESTDIR)$(LIBDIR)/tc/
 	install -d $(DESTDIR)$(SCENARIO_DIR)
 	install -m 644 $(wildcard scenarios/*) $(DESTDIR)$(SCENARIO_DIR)/
 	$(if $(DESTDIR),,-ldconfig 2>/dev/null)
 
 # tc finds it as TC_LIB_DIR/q_chokeplus.so (Debian's default directory:
-# /usr/lib/x86_64-linux-gnu/tc). The params code and the core are linked in
+# /usr/lib/x86_64-linux-gnu/tc, which is LIBDIR/tc for LIBDIR=/usr/lib/x86_64-linux-gnu). The params code and the core are linked in
 # and kept local (--exclude-libs): the plugin exports chokeplus_qdisc_util
 # alone; tc's own functions (addattr_l, print_color_uint, ...) resolve when
 # tc loads it.
@@ -326,15 +354,16 @@ TC_PLUGIN_TEST := $(BUILD)/tc-plugin-test
 $(TC_PLUGIN_TEST): tests/tc-plugin.c kmod/chokeplus.h $(STATIC) $(HDRS) | deps
 	$(CC) $(LIB_CFLAGS) -rdynamic -o $@ tests/tc-plugin.c $(STATIC) -ldl -lm
 
-$(BUILD)/choke.pc: choke.pc.in $(BUILD)/prefix
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' choke.pc.in >$@.tmp
+$(BUILD)/choke.pc: choke.pc.in $(BUILD)/prefix FORCE
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		choke.pc.in >$@.tmp
 	mv $@.tmp $@
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libchoke.* $(DESTDIR)$(PREFIX)/bin/choke \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig/choke.pc \
+	rm -f $(DESTDIR)$(LIBDIR)/libchoke.* $(DESTDIR)$(PREFIX)/bin/choke \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/choke.pc \
 		$(DESTDIR)$(PREFIX)/share/man/man1/choke.1 \
-		$(DESTDIR)$(PREFIX)/lib/tc/q_chokeplus.so
+		$(DESTDIR)$(LIBDIR)/tc/q_chokeplus.so
 	rm -rf $(DESTDIR)$(PREFIX)/include/choke $(DESTDIR)$(PREFIX)/share/choke
 
 clean:

@@ -131,5 +131,25 @@ python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX, socket.SOCK_SE
 expect_fail stats-stale-socket "no running bridge at $tmp/stale.sock (a stale socket" stats --socket "$tmp/stale.sock"
 expect_fail reconfigure-no-bridge "no running bridge at $tmp/none.sock" reconfigure --socket "$tmp/none.sock" choke limit 100
 
+# a bridge that accepts but never answers (stopped, wedged): bounded waits
+python3 - "$tmp/silent.sock" <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.bind(sys.argv[1])
+s.listen(8)
+time.sleep(60)
+PY
+silent=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -S "$tmp/silent.sock" ] && break; sleep 0.1; done
+t0=$(date +%s)
+expect_fail stats-silent-bridge "no answer from the bridge at $tmp/silent.sock within 5000 ms" \
+	stats --socket "$tmp/silent.sock"
+expect_fail reconfigure-silent-bridge "no answer from the bridge at $tmp/silent.sock within 5000 ms" \
+	reconfigure --socket "$tmp/silent.sock" choke limit 100
+t1=$(date +%s)
+kill $silent 2>/dev/null
+if [ $((t1 - t0)) -le 14 ]; then ok "silent-bridge-bounded: $((t1 - t0)) s for both"
+else bad silent-bridge-bounded "$((t1 - t0)) s"; fi
+
 echo "bridge-cli: $n tests, $fails failed"
 [ $fails = 0 ]

@@ -5,7 +5,7 @@
 #   tools/deps.sh --list TARGET... print the packages, one line, and exit
 #
 # TARGETs: demo build check fuzz bench bench-fwd kmod check-kernel ns3 deb
-# fresh ci (see `packages` below; ci = what .ci/run needs).
+# check-deb fresh ci (see `packages` below; ci = what .ci/run needs).
 #
 # With everything installed it only asks dpkg-query (a few milliseconds), so
 # the Makefile calls it before every build. When packages are missing: as
@@ -40,13 +40,15 @@ packages() {
 			"iputils-ping qemu-system-x86 busybox-static cpio" ;;
 	ns3)	# ns3::ChokeQueueDisc (ns3/, make ns3 check-ns3) and tools/ns3
 		echo "$(packages build) g++ pkg-config libns3-dev" ;;
-	deb)	# the Debian packages and the dkms module
-		echo "$(packages build) debhelper lintian dkms" ;;
+	deb)	# make deb: dpkg-buildpackage, the dkms helper, lintian
+		echo "$(packages build) debhelper dh-dkms dpkg-dev lintian dkms" ;;
+	check-deb) # tests/deb.sh: the packages in a fresh root, booted by systemd-nspawn
+		echo "$(packages deb) $(packages fresh) systemd-container python3" ;;
 	fresh)	# tests/fresh.sh: a minimal Debian 12 root
 		echo "mmdebstrap git ca-certificates util-linux" ;;
 	ci)	# .ci/run
 		echo "$(packages check) $(packages fuzz) $(packages check-kernel) $(packages fresh)" \
-			"$(packages ns3)" ;;
+			"$(packages ns3)" "$(packages check-deb)" ;;
 	*)
 		return 1 ;;
 	esac
@@ -54,7 +56,8 @@ packages() {
 
 usage() {
 	echo "usage: tools/deps.sh [--list] TARGET..." >&2
-	echo "  TARGET: demo build check fuzz bench bench-fwd kmod check-kernel ns3 deb fresh ci" >&2
+	echo "  TARGET: demo build check fuzz bench bench-fwd kmod check-kernel ns3 deb check-deb" \
+		"fresh ci" >&2
 	exit 2
 }
 

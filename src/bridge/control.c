@@ -289,6 +289,12 @@ void ctl_serve(int listen_fd, ctl_handler handler, void *ctx)
 int ctl_call(const char *path, const struct ctl_request *r, char **body,
 	     char *err, size_t errlen)
 {
+	return ctl_call_timeout(path, r, 0, body, err, errlen);
+}
+
+int ctl_call_timeout(const char *path, const struct ctl_request *r, int timeout_ms,
+		     char **body, char *err, size_t errlen)
+{
 	struct sockaddr_un sa;
 	char req[CTL_REQ_MAX + 1], *buf;
 	const char *b;
@@ -312,6 +318,13 @@ int ctl_call(const char *path, const struct ctl_request *r, char **body,
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return CTL_EIO;
 	}
+	if (timeout_ms > 0) {
+		/* bounds connect (a full backlog), send and recv */
+		struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
+
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		e = errno;
 		close(fd);
@@ -330,9 +343,14 @@ int ctl_call(const char *path, const struct ctl_request *r, char **body,
 		return CTL_EIO;
 	}
 	buf = malloc(CTL_REPLY_MAX + 1);
+	errno = 0;
 	if (!buf || send(fd, req, (size_t)len, MSG_NOSIGNAL) < 0 ||
 	    (n = recv(fd, buf, CTL_REPLY_MAX, 0)) <= 0) {
-		snprintf(err, errlen, "no answer from the bridge at %s", path);
+		if (timeout_ms > 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			snprintf(err, errlen, "no answer from the bridge at %s within %d ms",
+				 path, timeout_ms);
+		else
+			snprintf(err, errlen, "no answer from the bridge at %s", path);
 		close(fd);
 		free(buf);
 		return CTL_EIO;

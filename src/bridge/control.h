@@ -95,5 +95,10 @@ void ctl_serve(int listen_fd, ctl_handler handler, void *ctx);
  * otherwise err says what went wrong, naming the path. */
 int ctl_call(const char *path, const struct ctl_request *r, char **body,
 	     char *err, size_t errlen);
+/* The same, each step (connect, send, the reply) bounded by timeout_ms (0:
+ * unbounded, as ctl_call); a bridge that does not answer in time is
+ * CTL_EIO ("no answer ... within N ms"). */
+int ctl_call_timeout(const char *path, const struct ctl_request *r, int timeout_ms,
+		     char **body, char *err, size_t errlen);
 
 #endif

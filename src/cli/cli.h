@@ -1,5 +1,5 @@
 /* The `choke` command: one function per subcommand, each with its
- * declaration in the command table (struct cli_cmd, opt.h) beside it;
+ * declaration in the command table (struct cli_cmd, src/util/cmdline.h) beside it;
  * main.c dispatches from the table. */
 #ifndef CHOKE_CLI_H
 #define CHOKE_CLI_H
@@ -16,6 +16,7 @@ extern const struct cli_cmd cli_cmd_replay;
 extern const struct cli_cmd cli_cmd_bridge;
 extern const struct cli_cmd cli_cmd_stats;
 extern const struct cli_cmd cli_cmd_reconfigure;
+extern const struct cli_cmd cli_cmd_exporter;
 
 int cmd_params(int argc, char **argv);
 /* `choke sim` and `choke demo` (the paper's comparison in the simulator):
@@ -28,6 +29,8 @@ int cmd_replay(int argc, char **argv);
 int cmd_bridge(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_reconfigure(int argc, char **argv);
+/* `choke exporter`: cmd_exporter.c (src/exporter/) */
+int cmd_exporter(int argc, char **argv);
 
 /*
  * Parse "[choke|red|fifo] WORDS..." into p (the discipline word is

@@ -99,12 +99,17 @@ static int find_socket(const char *cmd, const char *given, char *buf, size_t len
 	return -1;
 }
 
+/* How long `stats` and `reconfigure` wait for a bridge: a stopped or
+ * wedged bridge must not hang them (a reconfigure that moves a large ring
+ * takes milliseconds). */
+#define CALL_TIMEOUT_MS 5000
+
 /* One request; the body to out. Returns the exit status. */
 static int call(const char *cmd, const char *path, const struct ctl_request *r,
 		const char *prefix, FILE *out)
 {
 	char err[600], *body;
-	int rc = ctl_call(path, r, &body, err, sizeof(err));
+	int rc = ctl_call_timeout(path, r, CALL_TIMEOUT_MS, &body, err, sizeof(err));
 
 	if (rc == 0) {
 		fprintf(out, "%s%s", prefix, body);

@@ -18,6 +18,7 @@ static const struct cli_cmd *const commands[] = {
 	&cli_cmd_bridge,
 	&cli_cmd_stats,
 	&cli_cmd_reconfigure,
+	&cli_cmd_exporter,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -1,0 +1,168 @@
+#!/bin/sh
+# The part of tests/deb.sh that runs in the root booted by systemd-nspawn
+# (systemd is PID 1; this is a oneshot service; writes are discarded at
+# power-off). Two veth pairs in the container's own network namespace, then
+# choke-bridge@ba.service and choke-exporter.service as an operator uses
+# them. One "ok NAME: ..." or "FAIL NAME: ..." line per check in OUT/results;
+# OUT/done when it got to the end; the units' security scores in
+# OUT/security.
+#
+#   sh deb-boot.sh OUT
+set -u
+out=$1
+res=$out/results
+: >"$res"
+ok() { echo "ok   $1" >>"$res"; }
+bad() { echo "FAIL $1: $2" >>"$res"; }
+prop() { systemctl show -P "$2" "$1"; }
+status_field() { sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status"; }
+
+for l in "ba xa" "bz xz"; do
+	set -- $l
+	ip link add $1 type veth peer name $2 && ip link set $1 up && ip link set $2 up
+done
+cat >/etc/choke/ba.conf <<'EOF'
+# the test's bridge
+in ba
+out bz
+rate 10mbit
+choke limit 100
+EOF
+
+# --- start: Type=notify, the hardening, the bridge's own dropping ---------------
+if systemctl start choke-bridge@ba.service 2>"$out/start.err"; then
+	pid=$(prop choke-bridge@ba.service MainPID)
+	st=$(prop choke-bridge@ba.service StatusText)
+	if [ "$(prop choke-bridge@ba.service ActiveState)" = active ] && [ "$pid" -gt 0 ] &&
+		[ -n "$st" ]; then
+		ok "start: active after READY=1 (status: $st)"
+	else
+		bad start "$(systemctl status choke-bridge@ba.service 2>&1 | tail -5)"
+	fi
+else
+	bad start "$(cat "$out/start.err"; journalctl -u choke-bridge@ba.service --no-pager | tail -5)"
+	pid=0
+fi
+# Under the unit the bridge starts with CAP_NET_RAW and CAP_NET_ADMIN only;
+# once its sockets are open it holds none (permitted, effective,
+# inheritable, ambient empty; no_new_privs), and the bounding set keeps no
+# more than the unit's (shrinking it takes CAP_SETPCAP, which the unit
+# does not give).
+if [ "$pid" -gt 0 ]; then
+	caps=$(for f in CapInh CapPrm CapEff CapAmb; do status_field $pid $f; done | sort -u)
+	capbnd=$(status_field $pid CapBnd)
+	nnp=$(status_field $pid NoNewPrivs) sec=$(status_field $pid Seccomp)
+	if [ "$caps" = 0000000000000000 ] && [ $(( 0x$capbnd & ~0x3000 )) = 0 ] && [ "$nnp" = 1 ] &&
+		[ "$sec" = 2 ]; then
+		ok "privileges: no capability held (CapPrm, CapEff, CapInh, CapAmb 0; CapBnd $capbnd), no_new_privs, a seccomp filter"
+	else
+		bad privileges "$(grep -E '^Cap|NoNewPrivs|Seccomp:' /proc/$pid/status | tr '\n' ' ')"
+	fi
+fi
+if choke stats >"$out/stats" 2>&1 && grep -q 'choke limit 100p' "$out/stats" &&
+	[ "$(stat -c '%a %U' /run/choke)" = "700 root" ] &&
+	[ "$(stat -c '%a' /run/choke/bridge-ba.sock)" = 600 ]; then
+	ok "stats: choke stats finds the bridge in /run/choke (0700, its socket 0600)"
+else
+	bad stats "$(cat "$out/stats"; ls -la /run/choke)"
+fi
+
+# --- reload: SIGHUP reads the file again -----------------------------------------
+sed -i 's/^choke limit 100$/choke limit 200 ecn/' /etc/choke/ba.conf
+if systemctl reload choke-bridge@ba.service 2>"$out/reload.err" && sleep 0.5 &&
+	choke stats 2>&1 | grep -q 'choke limit 200p .*ecn' &&
+	[ "$(prop choke-bridge@ba.service MainPID)" = "$pid" ] &&
+	[ "$(prop choke-bridge@ba.service ActiveState)" = active ]; then
+	ok "reload: systemctl reload changed the discipline in place (same pid)"
+else
+	bad reload "$(cat "$out/reload.err"; choke stats 2>&1 | head -2)"
+fi
+
+# --- refusals: a second bridge on the same interface, a bad line ------------------
+printf 'in bz\nout ba\nrate 10mbit\n' >/etc/choke/bz.conf
+if systemctl start choke-bridge@bz.service 2>/dev/null; then
+	bad second "a second bridge on bz started"
+elif journalctl -u choke-bridge@bz.service --no-pager | grep -q 'already bridged by another choke bridge'; then
+	ok "second: choke-bridge@bz refused: $(journalctl -u choke-bridge@bz.service --no-pager -o cat |
+		grep -m1 'already bridged')"
+else
+	bad second "$(journalctl -u choke-bridge@bz.service --no-pager | tail -3)"
+fi
+systemctl stop choke-bridge@bz.service 2>/dev/null
+printf 'in xa\nout xz\nrate fast\n' >/etc/choke/bad.conf
+if ! systemctl start choke-bridge@bad.service 2>/dev/null &&
+	journalctl -u choke-bridge@bad.service --no-pager -o cat | grep -q '/etc/choke/bad.conf:3:'; then
+	ok "bad-config: refused: $(journalctl -u choke-bridge@bad.service --no-pager -o cat | grep -m1 'bad.conf:3:')"
+else
+	bad bad-config "$(journalctl -u choke-bridge@bad.service --no-pager | tail -3)"
+fi
+systemctl stop choke-bridge@bad.service 2>/dev/null
+
+# --- the exporter, as its unit runs it ------------------------------------------------
+if systemctl start choke-exporter.service 2>"$out/exp.err"; then
+	python3 - >"$out/metrics" 2>&1 <<'PY'
+import urllib.request
+r = urllib.request.urlopen("http://127.0.0.1:9469/metrics", timeout=10)
+print(r.status, r.headers["Content-Type"])
+print(r.read().decode())
+PY
+	epid=$(prop choke-exporter.service MainPID)
+	if head -1 "$out/metrics" | grep -q '^200 text/plain; version=0.0.4' &&
+		grep -q '^choke_exporter_bridge_up{bridge="ba",socket="/run/choke/bridge-ba.sock"} 1$' "$out/metrics" &&
+		grep -q '^choke_bridge_sent_packets_total{bridge="ba",in="ba",out="bz"} ' "$out/metrics" &&
+		grep -q '^choke_exporter_qdiscs_up 1$' "$out/metrics" &&
+		[ "$(status_field $epid CapEff)" = 0000000000000000 ] &&
+		[ "$(status_field $epid CapBnd)" = 0000000000000000 ]; then
+		ok "exporter: choke-exporter.service (no capability) serves the bridge's metrics and the qdiscs"
+	else
+		bad exporter "$(head -3 "$out/metrics"; grep bridge_up "$out/metrics"; status_field $epid CapBnd)"
+	fi
+else
+	bad exporter "$(cat "$out/exp.err"; journalctl -u choke-exporter.service --no-pager | tail -5)"
+fi
+
+# --- a crash: Restart=on-failure ----------------------------------------------------
+if [ "$pid" -gt 0 ]; then
+	kill -SEGV "$pid"
+	for i in $(seq 40); do
+		npid=$(prop choke-bridge@ba.service MainPID)
+		[ "$npid" -gt 0 ] && [ "$npid" != "$pid" ] &&
+			[ "$(prop choke-bridge@ba.service ActiveState)" = active ] && break
+		sleep 0.5
+	done
+	if [ "$npid" -gt 0 ] && [ "$npid" != "$pid" ] && choke stats >/dev/null 2>&1; then
+		ok "restart: after SIGSEGV, restarted (pid $pid -> $npid, $(prop choke-bridge@ba.service NRestarts) restart)"
+	else
+		bad restart "$(systemctl status choke-bridge@ba.service 2>&1 | tail -5)"
+	fi
+fi
+
+# --- stop: the final counters in the journal, /run/choke kept -------------------------
+if systemctl stop choke-bridge@ba.service &&
+	[ "$(prop choke-bridge@ba.service ActiveState)" = inactive ] &&
+	journalctl -u choke-bridge@ba.service --no-pager -o cat | grep -q '"directions"' &&
+	[ -d /run/choke ] && [ ! -e /run/choke/bridge-ba.sock ]; then
+	ok "stop: inactive, the final counters in the journal, /run/choke kept for the other instances"
+else
+	bad stop "$(prop choke-bridge@ba.service ActiveState) $(ls -la /run/choke 2>&1)"
+fi
+
+# --- systemd's own verdicts -------------------------------------------------------
+: >"$out/security"
+for u in choke-bridge@ba.service choke-exporter.service; do
+	systemd-analyze security --no-pager "$u" >"$out/security.$u" 2>&1
+	echo "$u: $(grep 'Overall exposure level' "$out/security.$u")" >>"$out/security"
+done
+if grep -q 'choke-bridge@ba.service: .*Overall exposure level for choke-bridge@ba.service: [0-9.]* ' "$out/security" &&
+	grep -q 'choke-exporter.service: .*Overall exposure level' "$out/security"; then
+	ok "security: $(sed 's/Overall exposure level for [^:]*: //' "$out/security" | tr '\n' ';')"
+else
+	bad security "$(cat "$out/security")"
+fi
+if systemd-analyze verify choke-bridge@ba.service choke-exporter.service >"$out/verify" 2>&1 &&
+	[ ! -s "$out/verify" ]; then
+	ok "verify: systemd-analyze verify, booted"
+else
+	bad verify "$(cat "$out/verify")"
+fi
+touch "$out/done"
