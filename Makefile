@@ -92,13 +92,16 @@ SIM_TESTS := $(BUILD)/sim-tests
 BRIDGE_TESTS := $(BUILD)/bridge-tests
 EXPORTER_TESTS := $(BUILD)/exporter-tests
 DEMO := $(BUILD)/choke-demo
+# the tc plugin of sch_libchoke's second qdisc id, chokeplus (docs/kernel.md)
+TC_PLUGIN := $(BUILD)/q_chokeplus.so
+TC_PLUGIN_TEST := $(BUILD)/tc-plugin-test
 # `choke demo` alone, for `make demo`: the simulator and libchoke, no libpcap
 DEMO_SRC := src/cli/demo_main.c src/cli/cmd_sim.c src/cli/cmd_demo_open_loop.c \
 	src/cli/workload.c src/cli/cmd_params.c src/util/cmdline.c src/util/opt.c
 DEMO_OBJ := $(DEMO_SRC:%.c=$(BUILD)/%.o) $(SIM_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: all demo check check-one bench bench-fwd install uninstall clean fuzz deb check-deb
-all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST) $(DEMO)
+all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST) $(DEMO) $(TC_PLUGIN)
 
 # The packages of the goals on the command line (tools/deps.sh TARGET):
 # check-one is check's; anything but the names below (all, install, a
@@ -235,8 +238,9 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%) | deps
 
 # One configuration: build and run the test binary and the CLI tests.
 check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) $(BRIDGE_TESTS) \
-		$(EXPORTER_TESTS) | deps
+		$(TC_PLUGIN) $(TC_PLUGIN_TEST) $(EXPORTER_TESTS) | deps
 	./$(TESTS)
+	./$(TC_PLUGIN_TEST) ./$(TC_PLUGIN)
 	./$(SIM_TESTS)
 	./$(BRIDGE_TESTS)
 	./$(EXPORTER_TESTS)
@@ -267,6 +271,8 @@ check: | deps
 	BUILD=build/gcc sh tests/install.sh
 	@if [ "$$(id -u)" = 0 ]; then CHOKE=./build/gcc/choke sh tests/replay-real.sh && \
 		CHOKE=./build/gcc/choke sh tests/bridge.sh && \
+		CHOKE=./build/gcc/choke sh tests/bridge-protect.sh && \
+		TC_PLUGIN=./build/gcc/q_chokeplus.so sh tests/tc-plugin.sh && \
 		CHOKE=./build/gcc/choke sh tests/exporter.sh; \
 	else echo "SKIP replay-real, bridge, exporter: need root (network namespaces); CI runs them"; fi
 	@echo "make check: all passed"
@@ -308,6 +314,19 @@ bench: $(BENCH) | deps
 eval-protect: $(CHOKE)
 	python3 tools/eval-protect.py --choke ./$(CHOKE) --seeds 10 --plot docs/img/protect-2c.png
 
+# protect and the others through `choke bridge` with Linux TCP, 8 streams
+# and 1 or 4 UDP floods (docs/results.md section 11; root, about 12 minutes)
+.PHONY: eval-bridge
+eval-bridge: $(CHOKE)
+	CHOKE=./$(CHOKE) sh tests/bridge-protect.sh --table 2
+
+# light flows, floods that come and go, short transfers (docs/results.md
+# section 10; about 25 s on two cores)
+.PHONY: eval-protect-more
+eval-protect-more: $(CHOKE)
+	python3 tools/eval-protect.py --choke ./$(CHOKE) --part more --seeds 10 \
+		--plot-onoff docs/img/protect-onoff.png
+
 # choke bridge against the kernel's bridge on the same veths (root)
 bench-fwd: $(CHOKE) $(BLAST) | deps
 	CHOKE=./$(CHOKE) BLAST=./$(BLAST) sh bench/fwd.sh
@@ -324,9 +343,24 @@ install: all $(BUILD)/choke.pc
 	install -m 755 $(CHOKE) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/choke.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 644 man/choke.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(LIBDIR)/tc
+	install -m 644 $(TC_PLUGIN) $(DESTDIR)$(LIBDIR)/tc/
 	install -d $(DESTDIR)$(SCENARIO_DIR)
 	install -m 644 $(wildcard scenarios/*) $(DESTDIR)$(SCENARIO_DIR)/
 	$(if $(DESTDIR),,-ldconfig 2>/dev/null)
+
+# tc finds it as TC_LIB_DIR/q_chokeplus.so (Debian's default directory:
+# /usr/lib/x86_64-linux-gnu/tc, which is LIBDIR/tc for LIBDIR=/usr/lib/x86_64-linux-gnu). The params code and the core are linked in
+# and kept local (--exclude-libs): the plugin exports chokeplus_qdisc_util
+# alone; tc's own functions (addattr_l, print_color_uint, ...) resolve when
+# tc loads it.
+$(TC_PLUGIN): kmod/tc/q_chokeplus.c kmod/chokeplus.h $(STATIC) $(HDRS) | deps
+	$(CC) $(LIB_CFLAGS) -fvisibility=hidden -shared -o $@ kmod/tc/q_chokeplus.c \
+		-Wl,--exclude-libs,ALL $(STATIC) -lm
+
+# The plugin loaded as tc loads it, this program standing in for tc.
+$(TC_PLUGIN_TEST): tests/tc-plugin.c kmod/chokeplus.h $(STATIC) $(HDRS) | deps
+	$(CC) $(LIB_CFLAGS) -rdynamic -o $@ tests/tc-plugin.c $(STATIC) -ldl -lm
 
 $(BUILD)/choke.pc: choke.pc.in $(BUILD)/prefix FORCE
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
@@ -336,7 +370,8 @@ $(BUILD)/choke.pc: choke.pc.in $(BUILD)/prefix FORCE
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libchoke.* $(DESTDIR)$(PREFIX)/bin/choke \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/choke.pc \
-		$(DESTDIR)$(PREFIX)/share/man/man1/choke.1
+		$(DESTDIR)$(PREFIX)/share/man/man1/choke.1 \
+		$(DESTDIR)$(LIBDIR)/tc/q_chokeplus.so
 	rm -rf $(DESTDIR)$(PREFIX)/include/choke $(DESTDIR)$(PREFIX)/share/choke
 
 clean:

@@ -49,7 +49,7 @@ static void fuzz_sim_check(const struct sim_setup *st)
 	uint32_t i;
 	int rc;
 
-	if (!c->nflows || c->nflows != st->ntcp + st->nudp || c->warmup_ns >= c->duration_ns ||
+	if (!c->nflows || c->nflows != st->ntcp + st->nudp + st->nlight + st->nweb || c->warmup_ns >= c->duration_ns ||
 	    !c->btl_bps || !c->pkt_size || choke_config_check(&c->qcfg, NULL))
 		abort();
 	for (i = 0; i < c->nflows; i++)
@@ -76,6 +76,11 @@ static void fuzz_sim_check(const struct sim_setup *st)
 	if (fabs(total - 1) > 1e-9 && total != 0)
 		abort();
 	if (res.jain_tcp != -1 && !(res.jain_tcp > 0 && res.jain_tcp <= 1 + 1e-12))
+		abort();
+	if (res.jain_all != -1 && !(res.jain_all > 0 && res.jain_all <= 1 + 1e-12))
+		abort();
+	if (res.group_flows[SIM_G_TCP] + res.group_flows[SIM_G_FLOOD] + res.group_flows[SIM_G_LIGHT] +
+	    res.group_flows[SIM_G_WEB] != c->nflows || (c->series_ns && !res.nseries))
 		abort();
 	sim_result_free(&res);
 }

@@ -100,6 +100,22 @@ g fifo-limit.json sim $P --qdisc 'fifo limit 50' --json
 g udp-only.json sim $P --set tcp_flows=0 --set udp_flows=3 --json
 g tcp-only.txt sim $P --set udp_flows=0
 
+# beyond the classic two classes (docs/sim.md: groups): protect's drops
+# apart, light UDP flows, floods on a schedule, short transfers, the series
+M="scenarios/multi-udp --set duration=40s --set warmup=10s"
+g protect.txt sim $M --set udp_flows=4 --qdisc 'choke limit 300 min 100 max 200 protect'
+g protect.csv sim $M --set udp_flows=4 --qdisc 'choke limit 300 min 100 max 200 protect' --csv
+g protect.sweep.csv sim $M --sweep udp_flows=1,4 --qdisc 'choke limit 300 min 25 max 50 protect 32' --csv
+g light.json sim $M --set udp_flows=4 --set light_flows=2 --set light_kind=poisson --qdisc 'choke limit 300 min 100 max 200 protect' --json
+g light.txt sim $M --set udp_flows=4 --set light_flows=1 --set light_rate=20kbit
+g onoff.txt sim $M --set udp_schedule=15s..25s,30s..35s --set series_interval=2.5s
+g onoff.json sim $M --set udp_flows=2 --set udp_schedule=5s..20s --set series_interval=1s --json
+g web.json sim $M --set web_rate=2 --set web_size=30k --json
+g web-pareto.txt sim $M --set tcp_flows=8 --set web_rate=4 --set web_size_dist=pareto --set tcp_access_delay=5ms..50ms
+g web-exp.csv sim $M --set web_rate=3 --set web_size_dist=exp --csv
+g series.json sim $P --set series_interval=7s --json
+g groups.sweep.json sim $M --set light_flows=1 --sweep udp_flows=1,4 --qdisc choke --json --jobs 2
+
 # sweeps: log, linear, lists, an integer key, a time key, one discipline,
 # and in parallel (the same output)
 g sweep-log.json sim scenarios/paper-single-link --sweep udp_rate=0.1c..10c:15:log --json

@@ -802,6 +802,63 @@ static void test_protect_deterministic(void)
 
 /* Bounded work: at most one random number for the sample gap and one for
  * the decision on top of CHOKe's (three per draw, one for qR). */
+/*
+ * The lookup's hint (the entry where a flow value was last found, by its
+ * low byte) is only a shortcut: two instances fed the same arrivals, one
+ * with its hints overwritten by garbage before every arrival (in range,
+ * out of range, pointing at other flows' and at free entries), make the
+ * same decisions and end in the same state. The flows collide on their
+ * low byte (256 apart), and the table is resized on the way.
+ */
+static void test_protect_hint_changes_nothing(void)
+{
+	static struct ph a, b;
+	struct choke_config c = pcfg(300, 20, 60, 16);
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	uint32_t i, k, diff = 0, hits = 0;
+
+	REQUIRE(ph_init(&a, &c, 5) == 0);
+	REQUIRE(ph_init(&b, &c, 5) == 0);
+	for (i = 0; i < 300000; i++) {
+		uint32_t flow, r;
+		int ra, rb;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* 40 flows, four of them heavy, each group of four sharing a low byte */
+		r = (uint32_t)(x >> 33);
+		flow = (r % 10 < 4 ? r % 4 : r % 40) * 256 + (r % 40) / 4;
+		for (k = 0; k < sizeof(b.q.pr.hint); k++)
+			b.q.pr.hint[k] = (uint8_t)(x >> (k % 56));
+		hits += a.q.pr.hint[flow & 255] < a.q.protect &&
+			a.q.pr.e[a.q.pr.hint[flow & 255]].flow == flow;
+		ra = ph_enq(&a, flow);
+		rb = ph_enq(&b, flow);
+		diff += ra != rb || a.v.nvictims != b.v.nvictims;
+		if ((x & 3) != 0) {
+			ph_depart(&a, 1);
+			ph_depart(&b, 1);
+		}
+		if (i == 150000) { /* a smaller table: hints beyond it */
+			c.protect = 8;
+			REQUIRE(choke_change(&a.q, &c, NULL, 0, NULL, NULL, NULL) == 0);
+			REQUIRE(choke_change(&b.q, &c, NULL, 0, NULL, NULL, NULL) == 0);
+		}
+	}
+	CHECK_EQ(diff, 0);
+	CHECK(!memcmp(&a.q.stats, &b.q.stats, sizeof(a.q.stats)));
+	CHECK(!memcmp(a.q.pr.e, b.q.pr.e, sizeof(a.q.pr.e)));
+	CHECK(a.q.stats.protect_drop > 1000);
+	CHECK(hits > 30000); /* the clean instance took the shortcut often */
+	CHECK_EQ(choke_check_invariants(&a.q), 0);
+	CHECK_EQ(choke_check_invariants(&b.q), 0);
+	printf("     %u arrivals: %u hints right in the clean instance, %llu protect drops, "
+	       "the same in both\n", i, hits, (unsigned long long)a.q.stats.protect_drop);
+	ph_free(&a);
+	ph_free(&b);
+}
+
 static void test_protect_random_numbers_bounded(void)
 {
 	struct choke_config c = pcfg(300, 25, 50, 64);
@@ -839,5 +896,6 @@ const struct tl_test protect_tests[] = {
 	{ "protect/bounded-and-conserving", test_protect_bounded_and_conserving },
 	{ "protect/deterministic", test_protect_deterministic },
 	{ "protect/random-numbers-bounded", test_protect_random_numbers_bounded },
+	{ "protect/hint-changes-nothing", test_protect_hint_changes_nothing },
 	{ NULL, NULL },
 };

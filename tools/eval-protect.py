@@ -4,9 +4,10 @@ the other variants, RED and FIFO (docs/results.md, section 8).
 
 Usage: python3 tools/eval-protect.py [--choke build/gcc/choke] [--seeds 5]
                                      [--jobs 2] [--plot docs/img/protect-2c.png]
-                                     [--quick]
-(`make eval-protect` runs it with the defaults and the plot.) Prints markdown
-to stdout:
+                                     [--quick] [--part criteria|more]
+(`make eval-protect` runs it with the defaults and the plot; `make
+eval-protect-more` runs --part more.) Prints markdown to stdout. --part
+criteria (the default):
   1. K = 1, 2, 4, 8, 16 CBR UDP floods sharing 1c, 2c, 5c, 10c beside 32 TCP
      NewReno flows (scenarios/multi-udp: the CHOKe paper's 1 Mbit/s link,
      limit 300), thresholds 100/200 and 25/50: per cell the aggregate UDP share
@@ -18,6 +19,18 @@ to stdout:
   4. beyond the criteria: many short transfers beside a flood, many flows;
   5. the issue's done-criteria for protect, each MET or NOT MET, with the
      worst cell over the seeds.
+--part more (docs/results.md, section 10), every discipline again:
+  1. a light UDP flow at 0.02c beside K = 1, 2, 4, 8 floods at 2c and 5c: its
+     loss against the TCP flows' loss, and Jain's index over all flows;
+  2. floods that switch on at 50 s and off at 150 s of 200 s: the time until
+     the floods' share settles within 0.8-1.2x of fair (seed-averaged shares
+     over 5-s windows, which must stay in the band until the floods stop), the
+     share once settled, and the link's use in the 10 s after they stop
+     (--plot-onoff draws the floods' share over time);
+  3. web-like short TCP transfers (Poisson, Pareto sizes of mean 20 kB, about
+     a third of the link) beside 32 long TCP flows and 0, 1 or 4 floods: a
+     flood's share against a long TCP flow's, the transfers' completion times,
+     Jain's index over the long flows and the utilisation.
 The exit status is 0 whether or not the criteria are met (it is an
 evaluation, not a test); a failed simulation exits 1.
 """
@@ -67,8 +80,16 @@ def sim(job):
     if r.returncode:
         raise RuntimeError("%s: %s" % (" ".join(cmd), r.stderr.strip()))
     j = json.loads(r.stdout)
-    return {"udp": j["share"]["udp"], "jain": j["jain_tcp"] or 0.0,
-            "util": j["utilization"]}
+    out = {"udp": j["share"]["udp"], "jain": j["jain_tcp"] or 0.0,
+           "util": j["utilization"]}
+    if "groups" in j:
+        # the runs of --part more: by group, the transfers, the series
+        out["groups"] = j["groups"]
+        out["jain_all"] = j["jain_all"] or 0.0
+        out["web"] = j.get("web")
+        out["series"] = j.get("series")
+        out["flows"] = [(f["group"], f["link_share"]) for f in j["flows"]]
+    return out
 
 
 class Runner:
@@ -134,6 +155,190 @@ def print_grid(res, label, ks, rates, title):
         print()
 
 
+MORE_DISC = [d for d in DISC if d[0] != "bytes"]  # every packet has 1000 bytes
+ON, OFF, LONG = 50, 150, 200  # the on/off floods: on at 50 s, off at 150 s of 200 s
+SETTLE_W = 5                  # seconds per window of the settling measure
+
+
+def more_submit(run, ks_light, rates_light, ks_onoff, ks_web):
+    for tname, tw in THRESH:
+        for dl, disc, extra in MORE_DISC:
+            q = ["qdisc=" + disc, "queue=" + queue_words(tw, extra, disc)]
+            for rate in rates_light:
+                for k in ks_light:
+                    run.submit(("light", tname, dl, rate, k), "scenarios/multi-udp",
+                               q + ["udp_flows=%d" % k, "udp_rate=" + rate, "light_flows=1",
+                                    "light_rate=0.02c"])
+            for k in ks_onoff:
+                run.submit(("onoff", tname, dl, k), "scenarios/multi-udp",
+                           q + ["udp_flows=%d" % k, "udp_rate=2c", "duration=%ds" % LONG,
+                                "udp_schedule=%ds..%ds" % (ON, OFF), "series_interval=1s"])
+            for k in ks_web:
+                run.submit(("web", tname, dl, k), "scenarios/multi-udp",
+                           q + ["udp_flows=%d" % k, "udp_rate=2c", "web_rate=2",
+                                "web_size=20k", "web_size_dist=pareto"])
+
+
+def settle(runs, k):
+    """Seed-averaged floods' share per second, over the fair share."""
+    fair = k / (32 + k)
+    n = len(runs[0]["series"]["link_pkts"]["flood"])
+    fl = [0.0] * n
+    tot = [0.0] * n
+    for j in runs:
+        lp = j["series"]["link_pkts"]
+        for i in range(n):
+            fl[i] += lp["flood"][i]
+            tot[i] += sum(lp[g][i] for g in lp)
+    ratio = [fl[i] / tot[i] / fair if tot[i] else 0 for i in range(n)]
+    win = [sum(fl[t:t + SETTLE_W]) / max(1, sum(tot[t:t + SETTLE_W])) / fair
+           for t in range(ON, OFF - SETTLE_W + 1)]
+    conv = None
+    for i in range(len(win)):
+        if all(0.8 <= x <= 1.2 for x in win[i:]):
+            conv = i
+            break
+    steady = sum(fl[ON + 50:OFF]) / max(1, sum(tot[ON + 50:OFF])) / fair
+    # the link's use in the 10 s after the floods stop: packets sent over
+    # what 1 Mbit/s carries (125 per second), seed-averaged
+    after = sum(tot[OFF:OFF + 10]) / len(runs) / (125.0 * 10)
+    return conv, steady, after, ratio
+
+
+def more_report(res, seeds, ks_light, rates_light, ks_onoff, ks_web, plot):
+    print("## 10.1. A light UDP flow (0.02c) beside the floods\n")
+    print("32 TCP flows, K floods sharing the rate given, and one light CBR flow at "
+          "0.02c (below its fair share, which is at least 1/49 of the link). Each cell: "
+          "the light flow's loss / the TCP flows' loss (the fraction of their packets "
+          "reaching the queue that it dropped), then Jain's index over all flows (TCP, "
+          "floods and the light one); the floods' share over their max-min share "
+          "0.98 K/(32+K) is in the last row of each table for protect. "
+          "Mean of %d seeds.\n" % len(seeds))
+    crit = {"cells": 0, "met": 0, "worst": None}
+    for tname, _ in THRESH:
+        print("### thresholds %s (limit 300)\n" % tname)
+        cols = [(r, k) for r in rates_light for k in ks_light]
+        print("| discipline |" + "".join(" %d at %s |" % (k, r) for r, k in cols))
+        print("|---|" + "---|" * len(cols))
+        for dl, _, _ in MORE_DISC:
+            cells = []
+            for r, k in cols:
+                runs = res[("light", tname, dl, r, k)]
+                ll = mean([j["groups"]["light"]["loss"] or 0 for j in runs])
+                tl = mean([j["groups"]["tcp"]["loss"] or 0 for j in runs])
+                ja = mean([j["jain_all"] for j in runs])
+                cell = "%.3f / %.3f, %.2f" % (ll, tl, ja)
+                if dl == "protect":
+                    crit["cells"] += 1
+                    crit["met"] += ll <= tl
+                    d = ll - tl
+                    if crit["worst"] is None or d > crit["worst"][0]:
+                        crit["worst"] = (d, "%d at %s, %s: %.3f / %.3f" % (k, r, tname, ll, tl))
+                    cell = "**%s**" % cell
+                cells.append(cell)
+            print("| %s | %s |" % (dl, " | ".join(cells)))
+        cells = []
+        for r, k in cols:
+            runs = res[("light", tname, "protect", r, k)]
+            fair = 0.98 * k / (32 + k)
+            cells.append("%.2f" % (mean([j["groups"]["flood"]["link_share"] for j in runs]) / fair))
+        print("| protect: floods' share / fair | %s |" % " | ".join(cells))
+        print()
+    print("protect: the light flow loses no larger a fraction than the TCP flows in "
+          "%d of %d cells (%s); the closest: %s.\n" % (
+              crit["met"], crit["cells"], "MET" if crit["met"] == crit["cells"] else "NOT MET",
+              crit["worst"][1]))
+
+    print("## 10.2. Floods that come and go\n")
+    print("32 TCP flows; K floods at 2c in all switch on at %d s and off at %d s of a "
+          "%d s run (scenarios/multi-udp, udp_schedule). Each cell: the time until the "
+          "floods' share settles within 0.8-1.2x of their fair share K/(32+K) (the share, "
+          "averaged over the seeds, in %d-s windows that all stay in the band until the "
+          "floods stop; `never` if it does not), the floods' share over fair in the last "
+          "50 s of the on period, and the link's use in the 10 s after the floods stop. "
+          "Mean of %d seeds.\n" % (ON, OFF, LONG, SETTLE_W, len(seeds)))
+    traces = {}
+    for tname, _ in THRESH:
+        print("### thresholds %s (limit 300)\n" % tname)
+        print("| discipline |" + "".join(" %d flood%s |" % (k, "s" if k > 1 else "")
+                                        for k in ks_onoff))
+        print("|---|" + "---|" * len(ks_onoff))
+        for dl, _, _ in MORE_DISC:
+            cells = []
+            for k in ks_onoff:
+                conv, steady, after, ratio = settle(res[("onoff", tname, dl, k)], k)
+                traces[(tname, dl, k)] = ratio
+                cell = "%s / %.2f / %.2f" % ("never" if conv is None else "%d s" % conv,
+                                             steady, after)
+                cells.append("**%s**" % cell if dl == "protect" else cell)
+            print("| %s | %s |" % (dl, " | ".join(cells)))
+        print()
+
+    print("## 10.3. Short transfers beside long flows\n")
+    print("32 long TCP flows, short TCP transfers arriving at 2 per second (Poisson) "
+          "with Pareto sizes (shape 1.2, mean 20 kB: about 0.32 of the link offered), and "
+          "0, 1 or 4 floods at 2c in all. Each cell: a flood's share of the link over a "
+          "long TCP flow's (1.00: the flood gets what a long flow gets), the transfers' "
+          "median / 95th-percentile completion time in seconds (of those that started in "
+          "the measured period and completed; the share completed is shown where it is "
+          "below 95%%), then Jain's index over the long flows; "
+          "utilisation was at least 0.99 except where shown. Mean of %d seeds.\n" % len(seeds))
+    for tname, _ in THRESH:
+        print("### thresholds %s (limit 300)\n" % tname)
+        print("| discipline |" + "".join(" %d flood%s |" % (k, "" if k == 1 else "s")
+                                        for k in ks_web))
+        print("|---|" + "---|" * len(ks_web))
+        for dl, _, _ in MORE_DISC:
+            cells = []
+            for k in ks_web:
+                runs = res[("web", tname, dl, k)]
+                med = mean([(j["web"]["fct_s"] or {"median": 0})["median"] for j in runs])
+                p95 = mean([(j["web"]["fct_s"] or {"p95": 0})["p95"] for j in runs])
+                jt = mean([j["jain"] for j in runs])
+                ut = mean([j["util"] for j in runs])
+                done = mean([j["web"]["completed"] / max(1, j["web"]["measured"]) for j in runs])
+                cell = "%.2f / %.2f s, %.2f" % (med, p95, jt)
+                if done < 0.95:
+                    cell = "%.2f / %.2f s (%.0f%% done), %.2f" % (med, p95, 100 * done, jt)
+                if k:
+                    ratios = []
+                    for j in runs:
+                        tcp = [x for g, x in j["flows"] if g == "tcp"]
+                        fl = [x for g, x in j["flows"] if g == "flood"]
+                        ratios.append(mean(fl) / mean(tcp) if mean(tcp) else 0)
+                    cell = "%.3g; %s" % (mean(ratios), cell)
+                if ut < 0.99:
+                    cell += " (u %.2f)" % ut
+                cells.append("**%s**" % cell if dl == "protect" else cell)
+            print("| %s | %s |" % (dl, " | ".join(cells)))
+        print()
+
+    if plot:
+        fd, data = tempfile.mkstemp(suffix=".dat")
+        names = []
+        with os.fdopen(fd, "w") as f:
+            for tname, _ in THRESH:
+                for dl in ("choke", "adaptive", "draws 8", "protect"):
+                    r = traces[(tname, dl, 4)]
+                    f.write("# %s %s\n" % (tname, dl))
+                    for i, x in enumerate(r):
+                        f.write("%d %.4f\n" % (i + 1, x))
+                    f.write("\n\n")
+                    names.append("%s, %s" % (dl, tname))
+        plots = ", ".join("'%s' index %d with lines title '%s'" % (data, i, n)
+                          for i, n in enumerate(names))
+        gp = ("set terminal png size 900,560; set output '%s'; set xlabel 'seconds'; "
+              "set ylabel 'floods share / fair share (per second)'; set yrange [0:10]; "
+              "set xrange [30:180]; "
+              "set key outside right; set grid; "
+              "set arrow from 0,1 to %d,1 nohead dt 2; "
+              "set title '32 TCP + 4 floods at 2c on from %d to %d s, mean of %d seeds'; "
+              "plot %s\n") % (plot, LONG, ON, OFF, len(seeds), plots)
+        subprocess.run(["gnuplot"], input=gp, text=True, check=True)
+        os.unlink(data)
+        print("plot: %s" % plot)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--choke", default="build/gcc/choke")
@@ -142,11 +347,22 @@ def main():
     ap.add_argument("--plot", default="")
     ap.add_argument("--quick", action="store_true",
                     help="K = 1, 4, 8 at 2c only, 2 seeds (a smoke run)")
+    ap.add_argument("--part", choices=("criteria", "more"), default="criteria")
+    ap.add_argument("--plot-onoff", default="",
+                    help="--part more: the floods' share over time (PNG)")
     a = ap.parse_args()
     seeds = list(range(1, (2 if a.quick else a.seeds) + 1))
     ks = (1, 4, 8) if a.quick else KS
     rates = ("2c",) if a.quick else RATES
     run = Runner(a.choke, seeds, a.jobs)
+    if a.part == "more":
+        args = (((1, 8) if a.quick else (1, 2, 4, 8)), (("2c",) if a.quick else ("2c", "5c")),
+                ((4,) if a.quick else (1, 4, 8)), ((0, 4) if a.quick else (0, 1, 4)))
+        more_submit(run, *args)
+        res = run.results()
+        run.pool.shutdown()
+        more_report(res, seeds, *args, a.plot_onoff)
+        return
 
     flood_grid(run, "flat", [], ks, rates)
     flood_grid(run, "mixed", [MIXED], (1, 4, 8) if a.quick else (1, 2, 4, 8, 16),

@@ -260,6 +260,9 @@ struct choke_protect {
 	uint8_t idled;        /* this window: the link went idle */
 	uint8_t busy;         /* the last window did not idle */
 	uint64_t seen[CHOKE_PROTECT_BINS / 64]; /* this window's bins */
+	/* where a flow value's entry was last found, by its low byte (a
+	 * hint checked against the entry: never changes a decision) */
+	uint8_t hint[256];
 	/* the table, a bucket of 4 entries per 64-byte line */
 	struct choke_protect_entry {
 		uint32_t flow;  /* the host's flow value */

@@ -128,13 +128,16 @@ static void dir_text(FILE *f, const struct stats_dir *d)
 				choke_kind_name(d->cfg.kind), line);
 		fprintf(f, " Sent %llu bytes %llu pkt (dropped %llu, overlimits %llu "
 			"requeues 0)\n backlog %llub %up requeues 0\n  marked %llu early "
-			"%llu pdrop %llu other 0 matched %llu\n",
+			"%llu pdrop %llu other 0 matched %llu",
 			(unsigned long long)s->sent_bytes, (unsigned long long)s->sent_pkts,
 			(unsigned long long)s->drops, (unsigned long long)s->overlimits,
 			(unsigned long long)d->backlog, d->qlen,
 			(unsigned long long)(s->prob_mark + s->forced_mark),
 			(unsigned long long)(s->prob_drop + s->forced_drop),
 			(unsigned long long)s->pdrop, (unsigned long long)s->matched);
+		if (d->cfg.protect) /* beyond tc's counters: protect's drops */
+			fprintf(f, " protect %llu", (unsigned long long)s->protect_drop);
+		fputc('\n', f);
 		for (j = 0; j < d->nflows && j < STATS_TEXT_FLOWS; j++) {
 			uint32_t n = d->nflows < STATS_TEXT_FLOWS ? d->nflows : STATS_TEXT_FLOWS;
 			char label[160];
@@ -192,9 +195,12 @@ static void if_json(FILE *f, const struct stats_if *x)
 static void dir_json(FILE *f, const struct stats_dir *d)
 {
 	const struct choke_stats *s = &d->q;
-	char line[256];
+	char line[256], protect[48] = "";
 	uint32_t i;
 
+	if (d->cfg.protect) /* beyond tc's counters: protect's drops */
+		snprintf(protect, sizeof(protect), ",\"protect\":%llu",
+			 (unsigned long long)s->protect_drop);
 	fprintf(f, "{\"in\":");
 	json_string(f, d->in);
 	fprintf(f, ",\"out\":");
@@ -226,7 +232,7 @@ static void dir_json(FILE *f, const struct stats_dir *d)
 		fprintf(f, ",\"qdisc\":{\"sent_bytes\":%llu,\"sent_pkts\":%llu,"
 			"\"dropped\":%llu,\"overlimits\":%llu,\"requeues\":0,"
 			"\"backlog_bytes\":%llu,\"backlog_pkts\":%u,\"marked\":%llu,"
-			"\"early\":%llu,\"pdrop\":%llu,\"other\":0,\"matched\":%llu},"
+			"\"early\":%llu,\"pdrop\":%llu,\"other\":0,\"matched\":%llu%s},"
 			"\"queue\":{\"len\":%u,\"bytes\":%llu,\"delay_ms_last\":%.3f,"
 			"\"delay_ms_avg\":%.3f,\"delay_ms_max\":%.3f}",
 			(unsigned long long)s->sent_bytes, (unsigned long long)s->sent_pkts,
@@ -234,7 +240,7 @@ static void dir_json(FILE *f, const struct stats_dir *d)
 			(unsigned long long)d->backlog, d->qlen,
 			(unsigned long long)(s->prob_mark + s->forced_mark),
 			(unsigned long long)(s->prob_drop + s->forced_drop),
-			(unsigned long long)s->pdrop, (unsigned long long)s->matched,
+			(unsigned long long)s->pdrop, (unsigned long long)s->matched, protect,
 			d->qlen, (unsigned long long)d->backlog,
 			(double)d->c.delay_last_ns / 1e6, d->c.delay_avg_ns / 1e6,
 			(double)d->c.delay_max_ns / 1e6);

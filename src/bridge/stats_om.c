@@ -78,23 +78,25 @@ static uint64_t dp_field(const struct stats_dir *d, size_t off)
 
 static void om_drops(FILE *f, const struct stats_snapshot *s)
 {
-	static const char *const reason[] = { "early", "forced", "match", "limit", "other" };
+	static const char *const reason[] = { "early", "forced", "match", "limit", "protect",
+					      "other" };
 	int i, r;
 
 	om_family(f, "choke_bridge_dropped_packets_total", "counter",
 		  "Frames dropped after they were received, by reason: early (RED's "
 		  "probability), forced (average above max), match (CHOKe: the arrival "
-		  "and the queued frames it matched), limit (queue full), other (no "
+		  "and the queued frames it matched), limit (queue full), protect (the "
+		  "arrival's flow above its fair share, `protect`), other (no "
 		  "transmit slot or packet memory, larger than the output MTU, a "
 		  "shrinking reconfiguration).");
 	for (i = 0; i < s->ndirs; i++) {
 		const struct stats_dir *d = &s->d[i];
 		const struct choke_stats *q = &d->q;
-		uint64_t v[5] = { q->prob_drop, q->forced_drop, q->matched + q->match_victims,
-				  q->pdrop, d->c.drop_ring_full + d->c.drop_oversize +
-				  d->c.drop_reconfig };
+		uint64_t v[6] = { q->prob_drop, q->forced_drop, q->matched + q->match_victims,
+				  q->pdrop, q->protect_drop, d->c.drop_ring_full +
+				  d->c.drop_oversize + d->c.drop_reconfig };
 
-		for (r = 0; r < 5; r++) {
+		for (r = 0; r < 6; r++) {
 			om_start(f, "choke_bridge_dropped_packets_total", d);
 			fprintf(f, ",reason=\"%s\"", reason[r]);
 			om_end_u(f, v[r]);

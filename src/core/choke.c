@@ -449,6 +449,8 @@ static void protect_configure(struct choke *q, uint16_t old_protect)
 		q->pr.e[i].rate = 0;
 		q->pr.e[i].stamp = 0;
 	}
+	for (i = 0; i < sizeof(q->pr.hint); i++)
+		q->pr.hint[i] = 0;
 	q->pr.nbuckets = q->protect / CHOKE_PROTECT_WAYS;
 	q->pr.bshift = 32;
 	for (i = q->pr.nbuckets; i > 1; i >>= 1)
@@ -466,10 +468,17 @@ static void protect_configure(struct choke *q, uint16_t old_protect)
 static inline uint32_t protect_account(struct choke *q,
 							       uint32_t flow)
 {
-	uint32_t h = protect_mix(flow), e;
+	uint32_t h = protect_mix(flow), e = q->pr.hint[flow & 255];
 
 	protect_see(q, h);
-	e = protect_find(q, flow, h);
+	/* The hint is tried first: whether this flow is tracked then shows
+	 * after two loads, not after the mixing (two dependent multiplies)
+	 * and the bucket's; the mixed value only feeds the bitmap then. */
+	if (e >= q->protect || q->pr.e[e].flow != flow || !q->pr.e[e].rate) {
+		e = protect_find(q, flow, h);
+		if (e != PROTECT_NONE)
+			q->pr.hint[flow & 255] = (uint8_t)e;
+	}
 	if (e != PROTECT_NONE) {
 		struct choke_protect_entry *x = &q->pr.e[e];
 		uint64_t age = q->pr.clock - x->stamp;

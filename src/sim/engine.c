@@ -15,8 +15,10 @@
 #include "rng.h"
 
 const char *const sim_drop_names[SIM_NDROP] = {
-	"match", "victim", "early", "forced", "limit", "access", "injected",
+	"match", "victim", "early", "forced", "limit", "access", "injected", "protect",
 };
+
+const char *const sim_group_names[SIM_NGROUP] = { "tcp", "flood", "light", "web" };
 
 /* event references: type in the top 4 bits, an index below */
 enum {
@@ -65,6 +67,7 @@ struct sim_pipe {
 struct sim_flow {
 	const struct sim_flow_cfg *cfg;
 	uint8_t cls;
+	uint8_t group;
 	struct sim_pipe access; /* data on the access link */
 	struct sim_pipe acks;   /* ACKs on the way back */
 	uint64_t access_free; /* the access link is busy until */
@@ -77,7 +80,10 @@ struct sim_flow {
 	double gap_ns;
 	uint64_t t0, k;
 	uint32_t useq;
+	uint32_t period; /* the on period it is in (cfg->periods) */
 	struct sim_rng rng;
+	struct tcp_params tp; /* TCP with its own transfer size */
+	uint32_t series_seen; /* last series interval it sent in, + 1 */
 	/* measured */
 	struct sim_flow_result r;
 	struct tcp_stats tcp0; /* sender counters at the warm-up */
@@ -115,6 +121,10 @@ struct sim {
 	struct sim_result *res;
 	struct choke_hh hh;   /* penalised flows (measured period) */
 	void *hh_mem;
+	/* the time series (cfg->series_ns) */
+	struct sim_series_point *ser;
+	uint32_t nser;
+	uint64_t ser_last; /* the queue is accounted up to here */
 };
 
 static void fail(struct sim *s, const char *msg)
@@ -209,8 +219,47 @@ static uint32_t pkt_idx(const void *p) { return (uint32_t)((uintptr_t)p - 1); }
 
 /* ---- measurement ---- */
 
+/* The series interval of time t (the last one holds the end). */
+static uint32_t ser_index(const struct sim *s, uint64_t t)
+{
+	uint64_t i = t / s->cfg->series_ns;
+
+	return i < s->nser ? (uint32_t)i : s->nser - 1;
+}
+
+/* The queue's area up to now, split at the intervals' ends. */
+static void ser_queue(struct sim *s)
+{
+	double qlen = choke_qlen(&s->q);
+
+	while (s->ser_last < s->now) {
+		uint32_t i = ser_index(s, s->ser_last);
+		uint64_t end = (uint64_t)(i + 1) * s->cfg->series_ns;
+
+		if (end > s->now || i == s->nser - 1)
+			end = s->now;
+		s->ser[i].qlen_mean += qlen * (double)(end - s->ser_last);
+		s->ser_last = end;
+	}
+}
+
+/* A packet of flow fi reached the queue. */
+static void ser_arrival(struct sim *s, uint32_t fi)
+{
+	struct sim_flow *f = &s->fl[fi];
+	uint32_t i = ser_index(s, s->now);
+
+	s->ser[i].arrivals[f->group]++;
+	if (f->series_seen != i + 1) {
+		f->series_seen = i + 1;
+		s->ser[i].active[f->group]++;
+	}
+}
+
 static void q_account(struct sim *s)
 {
+	if (s->ser)
+		ser_queue(s);
 	if (s->measuring) {
 		double dt = (double)(s->now - s->q_last);
 
@@ -222,6 +271,8 @@ static void q_account(struct sim *s)
 
 static void count_drop(struct sim *s, uint32_t flow, int why)
 {
+	if (s->ser && why != SIM_DROP_ACCESS)
+		s->ser[ser_index(s, s->now)].drops[s->fl[flow].group]++;
 	if (s->measuring)
 		s->fl[flow].r.drops[why]++;
 }
@@ -263,7 +314,7 @@ static const uint8_t sim_drop_of[CHOKE_NOUTCOMES] = {
 	[CHOKE_DROP_FORCED] = SIM_DROP_FORCED,
 	[CHOKE_DROP_EARLY] = SIM_DROP_EARLY,
 	[CHOKE_DROP_LIMIT] = SIM_DROP_LIMIT,
-	[CHOKE_DROP_PROTECT] = SIM_DROP_LIMIT, /* not yet a reason of its own */
+	[CHOKE_DROP_PROTECT] = SIM_DROP_PROTECT,
 };
 
 static void btl_arrive(struct sim *s, uint32_t i)
@@ -282,6 +333,8 @@ static void btl_arrive(struct sim *s, uint32_t i)
 		return;
 	}
 	q_account(s);
+	if (s->ser)
+		ser_arrival(s, k->flow);
 	pf = (k->flags & TCP_F_ECT) ? CHOKE_PKT_ECN_CAPABLE : 0;
 	k->t_enq = s->now;
 	r = choke_enqueue(&s->q, pkt_ref(i), k->len, k->flow, pf, s->now, &v);
@@ -319,6 +372,8 @@ static void btl_txdone(struct sim *s)
 	struct sim_flow *f = &s->fl[k->flow];
 
 	s->btl_pkts++;
+	if (s->ser)
+		s->ser[ser_index(s, s->now)].link_pkts[f->group]++;
 	if (s->measuring) {
 		f->r.link_pkts++;
 		f->r.link_bytes += k->len;
@@ -431,6 +486,14 @@ static void udp_emit(struct sim *s, uint32_t fi)
 		next = f->t0 + (uint64_t)(at * f->gap_ns);
 		if (next <= s->now)
 			next = s->now + 1;
+	}
+	if (f->cfg->nperiods && next >= f->cfg->periods[f->period].off) {
+		/* off until the next period, which starts afresh */
+		if (++f->period >= f->cfg->nperiods)
+			return;
+		next = f->cfg->periods[f->period].on;
+		f->t0 = next;
+		f->k = 0;
 	}
 	push(s, next, EV(EV_UDP, fi));
 }
@@ -605,9 +668,11 @@ static int setup(struct sim *s, const struct sim_config *c)
 
 		f->cfg = fc;
 		f->cls = fc->cls;
+		f->group = fc->group;
 		pipe_init(&f->access);
 		pipe_init(&f->acks);
 		f->r.cls = fc->cls;
+		f->r.group = fc->group;
 		if (!fc->access_bps) {
 			fail(s, "a flow has no access link rate");
 			return -1;
@@ -618,8 +683,15 @@ static int setup(struct sim *s, const struct sim_config *c)
 		f->r.base_rtt_ns = f->access_tx + fc->access_delay_ns + s->tx_data +
 				   c->btl_delay_ns + f->rev_delay;
 		if (fc->cls == SIM_TCP) {
-			tcp_sender_init(&f->snd, &c->tcp, i, tcp_send_cb, s);
-			tcp_receiver_init(&f->rcv, &c->tcp, i, tcp_ack_cb, s);
+			const struct tcp_params *tp = &c->tcp;
+
+			if (fc->segments) {
+				f->tp = c->tcp;
+				f->tp.segments = fc->segments;
+				tp = &f->tp;
+			}
+			tcp_sender_init(&f->snd, tp, i, tcp_send_cb, s);
+			tcp_receiver_init(&f->rcv, tp, i, tcp_ack_cb, s);
 		} else {
 			if (!(fc->rate_bps > 0)) {
 				fail(s, "a UDP flow has no rate");
@@ -628,7 +700,30 @@ static int setup(struct sim *s, const struct sim_config *c)
 			f->gap_ns = c->pkt_size * 8.0 * 1e9 / fc->rate_bps;
 			sim_rng_seed(&f->rng, c->seed, 1000 + i);
 		}
+		if (fc->nperiods) {
+			/* the first period not over when the source starts */
+			while (f->period < fc->nperiods && fc->periods[f->period].off <= fc->start_ns)
+				f->period++;
+			if (f->period < fc->nperiods)
+				push(s, fc->periods[f->period].on > fc->start_ns ?
+					fc->periods[f->period].on : fc->start_ns, EV(EV_START, i));
+			continue;
+		}
 		push(s, fc->start_ns, EV(EV_START, i));
+	}
+	if (c->series_ns) {
+		uint64_t n = (c->duration_ns + c->series_ns - 1) / c->series_ns;
+
+		if (n > SIM_SERIES_MAX) {
+			fail(s, "the time series would have more than 1000000 intervals");
+			return -1;
+		}
+		s->nser = (uint32_t)n;
+		s->ser = calloc(n, sizeof(*s->ser));
+		if (!s->ser) {
+			fail(s, "out of memory (time series)");
+			return -1;
+		}
 	}
 	if (c->warmup_ns)
 		push(s, c->warmup_ns, EV(EV_WARMUP, 0));
@@ -678,6 +773,12 @@ static void collect(struct sim *s, struct sim_result *res)
 			r->done = f->snd.done;
 			r->fct_ns = f->snd.done ? f->snd.done_at - f->started_at : 0;
 		}
+		r->start_ns = f->started_at;
+		res->group_flows[f->group]++;
+		res->group_link_bytes[f->group] += r->link_bytes;
+		res->group_sent[f->group] += r->sent_pkts;
+		for (k = 0; k < SIM_NDROP; k++)
+			res->group_drops[f->group][k] += r->drops[k];
 		res->link_bytes[f->cls] += r->link_bytes;
 		res->link_pkts[f->cls] += r->link_pkts;
 		res->marks[f->cls] += r->marks;
@@ -694,9 +795,14 @@ static void collect(struct sim *s, struct sim_result *res)
 	good = malloc((c->nflows + 1) * sizeof(*good));
 	if (good) {
 		for (i = 0; i < c->nflows; i++)
-			if (s->fl[i].cls == SIM_TCP)
+			if (s->fl[i].group == SIM_G_TCP) /* long flows: not the web's */
 				good[ntcp++] = (double)s->fl[i].r.goodput_bytes;
 		res->jain_tcp = ntcp ? sim_jain(good, ntcp) : -1;
+		ntcp = 0;
+		for (i = 0; i < c->nflows; i++)
+			if (s->fl[i].group != SIM_G_WEB)
+				good[ntcp++] = (double)s->fl[i].r.goodput_bytes;
+		res->jain_all = ntcp ? sim_jain(good, ntcp) : -1;
 		free(good);
 	}
 	res->qlen_mean = s->q_area / ((double)(c->duration_ns - c->warmup_ns));
@@ -721,10 +827,25 @@ static void collect(struct sim *s, struct sim_result *res)
 	SUB(other_drop);
 	SUB(compactions);
 	SUB(wrap_avoided);
+	SUB(match_victims);
+	SUB(draws);
+	SUB(protect_drop);
+	SUB(protect_inserts);
 #undef SUB
 	res->events = s->heap.pushed;
 	res->btl_pkts = s->btl_pkts;
 	res->max_inflight = s->max_inflight;
+	if (s->ser) {
+		for (b = 0; b < s->nser; b++) {
+			uint64_t t0 = (uint64_t)b * c->series_ns;
+			uint64_t t1 = b + 1 == s->nser ? c->duration_ns : t0 + c->series_ns;
+
+			s->ser[b].qlen_mean /= (double)(t1 - t0);
+		}
+		res->series = s->ser; /* the result owns it now */
+		res->nseries = s->nser;
+		s->ser = NULL;
+	}
 }
 
 static void teardown(struct sim *s)
@@ -738,6 +859,7 @@ static void teardown(struct sim *s)
 	free(s->ring);
 	free(s->pkt);
 	free(s->hh_mem);
+	free(s->ser);
 	sim_heap_free(&s->heap);
 }
 
@@ -797,6 +919,9 @@ void sim_result_free(struct sim_result *res)
 {
 	free(res->flows);
 	res->flows = NULL;
+	free(res->series);
+	res->series = NULL;
+	res->nseries = 0;
 }
 
 double sim_estimate_events(const struct sim_config *c)
@@ -841,6 +966,9 @@ double sim_estimate_memory(const struct sim_config *c)
 				      sizeof(struct sim_flow_cfg) + 128);
 	bytes += 2 * inflight * sizeof(struct sim_pkt);
 	bytes += 2.0 * (4.0 * c->nflows + 4096) * sizeof(struct sim_ev);
+	if (c->series_ns)
+		bytes += 2.0 * (double)(c->duration_ns / c->series_ns + 1) *
+			 sizeof(struct sim_series_point);
 	return bytes;
 }
 

@@ -2,16 +2,26 @@
 #include "report.h"
 #include "../util/json.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const cls_name[SIM_NCLASS] = { "tcp", "udp" };
+/* the kind column of the flow table in runs reported by group */
+static const char *const group_short[SIM_NGROUP] = { "tcp", "udp", "lite", "web" };
 
 double sim_run_analytic(const struct sim_run *r)
 {
 	if (strcmp(r->setup.qdisc, "choke") || r->setup.nudp != 1)
 		return -1;
 	return sim_choke_fluid_share(r->setup.udp_rate_c);
+}
+
+/* protect's drops are reported apart only where the queue has protect, so
+ * that every other run's output stays as it was */
+static int run_protect(const struct sim_run *r)
+{
+	return r->setup.cfg.qcfg.protect != 0;
 }
 
 static double mbps(uint64_t bytes, double secs)
@@ -75,7 +85,7 @@ static void header(FILE *f, const struct sim_run *r)
 		(double)c->duration_ns * 1e-9, (double)c->warmup_ns * 1e-9);
 }
 
-static void flow_row(FILE *f, const struct sim_result *res, uint32_t i)
+static void flow_row(FILE *f, const struct sim_result *res, uint32_t i, int prot, int ext)
 {
 	const struct sim_flow_result *fr = &res->flows[i];
 	double secs = res->measured_s;
@@ -84,13 +94,16 @@ static void flow_row(FILE *f, const struct sim_result *res, uint32_t i)
 
 	for (k = 0; k < SIM_NCLASS; k++)
 		total += (double)res->link_bytes[k];
-	fprintf(f, "%6u %-4s %8.2f %9.4f %7.4f %7llu %7llu %7llu %6llu %6llu %6llu %5llu %5llu\n",
-		i, cls_name[fr->cls], (double)fr->base_rtt_ns * 1e-6,
+	fprintf(f, "%6u %-4s %8.2f %9.4f %7.4f %7llu %7llu %7llu %6llu ",
+		i, ext ? group_short[fr->group] : cls_name[fr->cls], (double)fr->base_rtt_ns * 1e-6,
 		mbps(fr->goodput_bytes, secs), total > 0 ? (double)fr->link_bytes / total : 0,
 		(unsigned long long)fr->sent_pkts,
 		(unsigned long long)fr->drops[SIM_DROP_MATCH] + fr->drops[SIM_DROP_VICTIM],
 		(unsigned long long)fr->drops[SIM_DROP_EARLY] + fr->drops[SIM_DROP_FORCED],
-		(unsigned long long)fr->drops[SIM_DROP_LIMIT],
+		(unsigned long long)fr->drops[SIM_DROP_LIMIT]);
+	if (prot)
+		fprintf(f, "%7llu ", (unsigned long long)fr->drops[SIM_DROP_PROTECT]);
+	fprintf(f, "%6llu %6llu %5llu %5llu\n",
 		(unsigned long long)fr->drops[SIM_DROP_ACCESS] + fr->drops[SIM_DROP_INJECTED],
 		(unsigned long long)fr->marks, (unsigned long long)fr->tcp.timeouts,
 		(unsigned long long)fr->tcp.fast_retransmits);
@@ -115,36 +128,212 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* ---- by group (runs with light flows, short transfers, a flood schedule
+ * or a time series) ---- */
+
+/* drops at the bottleneck (not on the access link) */
+static uint64_t btl_drops(const uint64_t *d)
+{
+	return sum_drops(d) - d[SIM_DROP_ACCESS];
+}
+
+static uint64_t group_link_pkts(const struct sim_result *res, int g)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < res->nflows; i++)
+		if (res->flows[i].group == g)
+			n += res->flows[i].link_pkts;
+	return n;
+}
+
+/* The fraction of a group's packets reaching the bottleneck that it
+ * dropped (in the measured period); -1 when none reached it. */
+static double group_loss(const struct sim_result *res, int g)
+{
+	double d = (double)btl_drops(res->group_drops[g]);
+	double n = d + (double)group_link_pkts(res, g);
+
+	return n > 0 ? d / n : -1;
+}
+
+static double group_goodput(const struct sim_result *res, int g)
+{
+	uint64_t s = 0;
+	uint32_t i;
+
+	for (i = 0; i < res->nflows; i++)
+		if (res->flows[i].group == g)
+			s += res->flows[i].goodput_bytes;
+	return mbps(s, res->measured_s);
+}
+
+static double group_share(const struct sim_result *res, int g)
+{
+	double total = (double)res->link_bytes[0] + (double)res->link_bytes[1];
+
+	return total > 0 ? (double)res->group_link_bytes[g] / total : 0;
+}
+
+/* The short transfers that started in the measured period: how many, how
+ * many completed, and their completion times (s; mean, median, 95th
+ * percentile by nearest rank, max). */
+struct web_stats {
+	uint32_t started, done;
+	double mean, median, p95, max;
+};
+
+static void web_stats(const struct sim_run *r, struct web_stats *w)
+{
+	const struct sim_result *res = &r->res;
+	double *t = malloc((r->setup.nweb + 1) * sizeof(*t)), sum = 0;
+	uint32_t i;
+
+	memset(w, 0, sizeof(*w));
+	for (i = 0; i < res->nflows; i++) {
+		const struct sim_flow_result *fr = &res->flows[i];
+
+		if (fr->group != SIM_G_WEB || !fr->start_ns ||
+		    fr->start_ns < r->setup.cfg.warmup_ns)
+			continue;
+		w->started++;
+		if (fr->done && t) {
+			t[w->done++] = (double)fr->fct_ns * 1e-9;
+			sum += (double)fr->fct_ns * 1e-9;
+		}
+	}
+	if (w->done) {
+		qsort(t, w->done, sizeof(*t), cmp_double);
+		w->mean = sum / w->done;
+		w->median = t[(w->done - 1) / 2];
+		w->p95 = t[(uint32_t)((w->done * 95 + 99) / 100) - 1];
+		w->max = t[w->done - 1];
+	}
+	free(t);
+}
+
+static void groups_text(FILE *f, const struct sim_run *r)
+{
+	const struct sim_result *res = &r->res;
+	const struct sim_setup *s = &r->setup;
+	int g;
+
+	fprintf(f, "\n%-6s %7s %9s %9s %9s %8s %8s %8s %8s %8s %8s %8s\n", "group", "flows",
+		"share", "goodput", "sent", "loss", "match", "victim", "early", "forced",
+		"limit", "protect");
+	for (g = 0; g < SIM_NGROUP; g++) {
+		double loss = group_loss(res, g);
+
+		if (!res->group_flows[g])
+			continue;
+		fprintf(f, "%-6s %7u %9.4f %9.4f %9llu ", sim_group_names[g], res->group_flows[g],
+			group_share(res, g), group_goodput(res, g),
+			(unsigned long long)res->group_sent[g]);
+		if (loss >= 0)
+			fprintf(f, "%8.4f", loss);
+		else
+			fprintf(f, "%8s", "-");
+		fprintf(f, " %8llu %8llu %8llu %8llu %8llu %8llu\n",
+			(unsigned long long)res->group_drops[g][SIM_DROP_MATCH],
+			(unsigned long long)res->group_drops[g][SIM_DROP_VICTIM],
+			(unsigned long long)res->group_drops[g][SIM_DROP_EARLY],
+			(unsigned long long)res->group_drops[g][SIM_DROP_FORCED],
+			(unsigned long long)res->group_drops[g][SIM_DROP_LIMIT],
+			(unsigned long long)res->group_drops[g][SIM_DROP_PROTECT]);
+	}
+	fprintf(f, "  (loss: the fraction of the group's packets reaching the queue that it "
+		"dropped)\n");
+	if (res->jain_all >= 0)
+		fprintf(f, "Jain's index over all flows  %.4f (long TCP, floods and light flows)\n",
+			res->jain_all);
+	if (s->nweb) {
+		struct web_stats w;
+
+		web_stats(r, &w);
+		fprintf(f, "short transfers              %u in all, %u started in the measured "
+			"period, %u of those completed", s->nweb, w.started, w.done);
+		if (w.done)
+			fprintf(f, ": completion time mean %.3f s, median %.3f s, 95th "
+				"percentile %.3f s, max %.3f s", w.mean, w.median, w.p95, w.max);
+		fputc('\n', f);
+	}
+}
+
+static void series_text(FILE *f, const struct sim_run *r)
+{
+	const struct sim_result *res = &r->res;
+	double iv = (double)r->setup.cfg.series_ns * 1e-9;
+	uint32_t i;
+	int g;
+
+	fprintf(f, "\ntime series, per %.6g s: the groups' shares of the departures, the "
+		"floods' loss, the mean queue\n%10s", iv, "until s");
+	for (g = 0; g < SIM_NGROUP; g++)
+		if (res->group_flows[g])
+			fprintf(f, " %7s", sim_group_names[g]);
+	fprintf(f, " %10s %9s\n", "flood loss", "queue");
+	for (i = 0; i < res->nseries; i++) {
+		const struct sim_series_point *p = &res->series[i];
+		double dep = 0, fl;
+		uint64_t end = (uint64_t)(i + 1) * r->setup.cfg.series_ns;
+
+		if (end > r->setup.cfg.duration_ns)
+			end = r->setup.cfg.duration_ns;
+		for (g = 0; g < SIM_NGROUP; g++)
+			dep += (double)p->link_pkts[g];
+		fprintf(f, "%10.6g", (double)end * 1e-9);
+		for (g = 0; g < SIM_NGROUP; g++)
+			if (res->group_flows[g])
+				fprintf(f, " %7.4f", dep > 0 ? (double)p->link_pkts[g] / dep : 0);
+		fl = (double)p->arrivals[SIM_G_FLOOD];
+		if (fl > 0)
+			fprintf(f, " %10.4f", (double)p->drops[SIM_G_FLOOD] / fl);
+		else
+			fprintf(f, " %10s", "-");
+		fprintf(f, " %9.2f\n", p->qlen_mean);
+	}
+	fputc('\n', f);
+}
+
 void sim_report_text(FILE *f, const struct sim_run *r, int all_flows)
 {
 	const struct sim_result *res = &r->res;
 	const struct sim_setup *s = &r->setup;
 	double secs = res->measured_s, an = sim_run_analytic(r);
 	uint32_t i;
-	int k, b;
+	int k, b, prot = run_protect(r), ext = s->cfg.extended;
 
 	header(f, r);
-	fprintf(f, "\n%6s %-4s %8s %9s %7s %7s %7s %7s %6s %6s %6s %5s %5s\n", "flow", "kind",
-		"rtt_ms", "goodput", "share", "sent", "match", "red", "limit", "other",
-		"marks", "rto", "frtx");
-	fprintf(f, "%6s %-4s %8s %9s %7s %7s %7s %7s %6s %6s %6s %5s %5s\n", "", "", "(base)",
-		"Mbit/s", "of link", "pkts", "drops", "drops", "drops", "drops", "", "", "");
+	fprintf(f, "\n%6s %-4s %8s %9s %7s %7s %7s %7s %6s ", "flow", "kind",
+		"rtt_ms", "goodput", "share", "sent", "match", "red", "limit");
+	if (prot)
+		fprintf(f, "%7s ", "protect");
+	fprintf(f, "%6s %6s %5s %5s\n", "other", "marks", "rto", "frtx");
+	fprintf(f, "%6s %-4s %8s %9s %7s %7s %7s %7s %6s ", "", "", "(base)",
+		"Mbit/s", "of link", "pkts", "drops", "drops", "drops");
+	if (prot)
+		fprintf(f, "%7s ", "drops");
+	fprintf(f, "%6s %6s %5s %5s\n", "drops", "", "", "");
 	if (all_flows || res->nflows <= 40) {
 		for (i = 0; i < res->nflows; i++)
-			flow_row(f, res, i);
+			flow_row(f, res, i, prot, ext);
 	} else {
 		double *g = malloc(s->ntcp * sizeof(*g) + 1);
 		uint32_t n = 0;
 
 		for (i = 0; i < 5 && i < s->ntcp; i++)
-			flow_row(f, res, i);
+			flow_row(f, res, i, prot, ext);
 		if (s->ntcp > 5)
 			fprintf(f, "%6s ... %u more TCP flows (--flows lists them)\n", "",
 				s->ntcp - 5);
-		for (i = s->ntcp; i < res->nflows && i < s->ntcp + 8; i++)
-			flow_row(f, res, i);
+		for (i = s->ntcp; i < s->ntcp + s->nudp && i < s->ntcp + 8; i++)
+			flow_row(f, res, i, prot, ext);
 		if (s->nudp > 8)
 			fprintf(f, "%6s ... %u more UDP flows\n", "", s->nudp - 8);
+		if (s->nlight || s->nweb)
+			fprintf(f, "%6s ... %u light UDP flows and %u short transfers "
+				"(--flows lists them)\n", "", s->nlight, s->nweb);
 		if (g) {
 			for (i = 0; i < s->ntcp; i++)
 				g[n++] = mbps(res->flows[i].goodput_bytes, secs);
@@ -156,19 +345,28 @@ void sim_report_text(FILE *f, const struct sim_run *r, int all_flows)
 			free(g);
 		}
 	}
-	fprintf(f, "\n%-6s %9s %9s %8s %8s %8s %8s %8s %8s %8s\n", "class", "share",
-		"goodput", "match", "victim", "early", "forced", "limit", "access", "marks");
-	for (k = 0; k < SIM_NCLASS; k++)
-		fprintf(f, "%-6s %9.4f %9.4f %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
+	fprintf(f, "\n%-6s %9s %9s %8s %8s %8s %8s %8s ", "class", "share",
+		"goodput", "match", "victim", "early", "forced", "limit");
+	if (prot)
+		fprintf(f, "%8s ", "protect");
+	fprintf(f, "%8s %8s\n", "access", "marks");
+	for (k = 0; k < SIM_NCLASS; k++) {
+		fprintf(f, "%-6s %9.4f %9.4f %8llu %8llu %8llu %8llu %8llu ",
 			cls_name[k], res->share[k], mbps(class_goodput(res, k), secs),
 			(unsigned long long)res->drops[k][SIM_DROP_MATCH],
 			(unsigned long long)res->drops[k][SIM_DROP_VICTIM],
 			(unsigned long long)res->drops[k][SIM_DROP_EARLY],
 			(unsigned long long)res->drops[k][SIM_DROP_FORCED],
-			(unsigned long long)res->drops[k][SIM_DROP_LIMIT],
+			(unsigned long long)res->drops[k][SIM_DROP_LIMIT]);
+		if (prot)
+			fprintf(f, "%8llu ", (unsigned long long)res->drops[k][SIM_DROP_PROTECT]);
+		fprintf(f, "%8llu %8llu\n",
 			(unsigned long long)res->drops[k][SIM_DROP_ACCESS] +
 				res->drops[k][SIM_DROP_INJECTED],
 			(unsigned long long)res->marks[k]);
+	}
+	if (ext)
+		groups_text(f, r);
 	fprintf(f, "\nlink utilisation             %.4f\n", res->utilization);
 	if (res->jain_tcp >= 0)
 		fprintf(f, "Jain's index over TCP flows  %.4f\n", res->jain_tcp);
@@ -221,6 +419,8 @@ void sim_report_text(FILE *f, const struct sim_run *r, int all_flows)
 		}
 		fputc('\n', f);
 	}
+	if (ext && res->nseries)
+		series_text(f, r);
 	fprintf(f, "events %llu, bottleneck packets %llu (data and ACKs)\n",
 		(unsigned long long)res->events, (unsigned long long)res->btl_pkts);
 }
@@ -242,14 +442,15 @@ static void tcp_totals(const struct sim_result *res, struct tcp_stats *t)
 	}
 }
 
-static void json_drops(FILE *f, const uint64_t *d)
+static void json_drops(FILE *f, const uint64_t *d, int prot)
 {
 	int k;
 
 	fputc('{', f);
 	for (k = 0; k < SIM_NDROP; k++)
-		fprintf(f, "%s\"%s\":%llu", k ? "," : "", sim_drop_names[k],
-			(unsigned long long)d[k]);
+		if (k != SIM_DROP_PROTECT || prot)
+			fprintf(f, "%s\"%s\":%llu", k ? "," : "", sim_drop_names[k],
+				(unsigned long long)d[k]);
 	fprintf(f, ",\"total\":%llu}", (unsigned long long)sum_drops(d));
 }
 
@@ -261,6 +462,131 @@ static void jnum(FILE *f, double v)
 	fprintf(f, "%.6g", v);
 }
 
+static void json_u64s(FILE *f, const char *name, const struct sim_result *res, size_t off,
+		      int first)
+{
+	uint32_t i;
+
+	fprintf(f, "%s\"%s\":[", first ? "" : ",", name);
+	for (i = 0; i < res->nseries; i++) {
+		uint64_t v;
+
+		memcpy(&v, (const char *)&res->series[i] + off, sizeof(v));
+		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)v);
+	}
+	fputc(']', f);
+}
+
+/* by group, the short transfers and the time series */
+static void groups_json(FILE *f, const struct sim_run *r, int prot)
+{
+	const struct sim_result *res = &r->res;
+	const struct sim_setup *s = &r->setup;
+	uint32_t i;
+	int g, first = 1;
+
+	fprintf(f, ",\"jain_all\":");
+	if (res->jain_all >= 0)
+		jnum(f, res->jain_all);
+	else
+		fprintf(f, "null");
+	fprintf(f, ",\"groups\":{");
+	for (g = 0; g < SIM_NGROUP; g++) {
+		double loss = group_loss(res, g);
+
+		fprintf(f, "%s\"%s\":{\"flows\":%u,\"link_share\":", g ? "," : "",
+			sim_group_names[g], res->group_flows[g]);
+		jnum(f, group_share(res, g));
+		fprintf(f, ",\"goodput_mbps\":");
+		jnum(f, group_goodput(res, g));
+		fprintf(f, ",\"sent_pkts\":%llu,\"link_pkts\":%llu,\"loss\":",
+			(unsigned long long)res->group_sent[g],
+			(unsigned long long)group_link_pkts(res, g));
+		if (loss >= 0)
+			jnum(f, loss);
+		else
+			fprintf(f, "null");
+		fprintf(f, ",\"drops\":");
+		json_drops(f, res->group_drops[g], prot);
+		fputc('}', f);
+	}
+	fputc('}', f);
+	if (s->nperiods) {
+		fprintf(f, ",\"flood_schedule_s\":[");
+		for (i = 0; i < s->nperiods; i++) {
+			fprintf(f, "%s[", i ? "," : "");
+			jnum(f, (double)s->periods[i].on * 1e-9);
+			fputc(',', f);
+			jnum(f, (double)s->periods[i].off * 1e-9);
+			fputc(']', f);
+		}
+		fputc(']', f);
+	}
+	if (s->nweb || s->web_rate > 0) {
+		struct web_stats w;
+
+		web_stats(r, &w);
+		fprintf(f, ",\"web\":{\"rate_per_s\":");
+		jnum(f, s->web_rate);
+		fprintf(f, ",\"mean_bytes\":");
+		jnum(f, s->web_size);
+		fprintf(f, ",\"sizes\":\"%s\",\"transfers\":%u,\"measured\":%u,"
+			"\"completed\":%u,\"fct_s\":", s->web_dist, s->nweb, w.started, w.done);
+		if (w.done) {
+			fprintf(f, "{\"mean\":");
+			jnum(f, w.mean);
+			fprintf(f, ",\"median\":");
+			jnum(f, w.median);
+			fprintf(f, ",\"p95\":");
+			jnum(f, w.p95);
+			fprintf(f, ",\"max\":");
+			jnum(f, w.max);
+			fputc('}', f);
+		} else {
+			fprintf(f, "null");
+		}
+		fputc('}', f);
+	}
+	if (res->nseries) {
+		static const struct {
+			const char *name;
+			size_t off;
+		} arr[] = {
+			{ "link_pkts", offsetof(struct sim_series_point, link_pkts) },
+			{ "arrivals", offsetof(struct sim_series_point, arrivals) },
+			{ "drops", offsetof(struct sim_series_point, drops) },
+		};
+		unsigned a;
+
+		fprintf(f, ",\"series\":{\"interval_s\":");
+		jnum(f, (double)s->cfg.series_ns * 1e-9);
+		for (a = 0; a < sizeof(arr) / sizeof(arr[0]); a++) {
+			fprintf(f, ",\"%s\":{", arr[a].name);
+			first = 1;
+			for (g = 0; g < SIM_NGROUP; g++) {
+				json_u64s(f, sim_group_names[g], res,
+					  arr[a].off + (size_t)g * sizeof(uint64_t), first);
+				first = 0;
+			}
+			fputc('}', f);
+		}
+		fprintf(f, ",\"active\":{");
+		for (g = 0; g < SIM_NGROUP; g++) {
+			fprintf(f, "%s\"%s\":[", g ? "," : "", sim_group_names[g]);
+			for (i = 0; i < res->nseries; i++)
+				fprintf(f, "%s%u", i ? "," : "", res->series[i].active[g]);
+			fputc(']', f);
+		}
+		fprintf(f, "},\"qlen\":[");
+		for (i = 0; i < res->nseries; i++) {
+			if (i)
+				fputc(',', f);
+			jnum(f, res->series[i].qlen_mean);
+		}
+		fprintf(f, "]}");
+	}
+}
+
 static void run_json(FILE *f, const struct sim_run *r, int speed, int with_flows)
 {
 	const struct sim_result *res = &r->res;
@@ -269,7 +595,7 @@ static void run_json(FILE *f, const struct sim_run *r, int speed, int with_flows
 	struct tcp_stats t;
 	double secs = res->measured_s, an = sim_run_analytic(r);
 	uint32_t i;
-	int k, b;
+	int k, b, prot = run_protect(r);
 
 	tcp_totals(res, &t);
 	fprintf(f, "{\"scenario\":");
@@ -334,7 +660,7 @@ static void run_json(FILE *f, const struct sim_run *r, int speed, int with_flows
 	fprintf(f, "]},\"drops\":{");
 	for (k = 0; k < SIM_NCLASS; k++) {
 		fprintf(f, "%s\"%s\":", k ? "," : "", cls_name[k]);
-		json_drops(f, res->drops[k]);
+		json_drops(f, res->drops[k], prot);
 	}
 	fprintf(f, "},\"marks\":{\"tcp\":%llu,\"udp\":%llu}",
 		(unsigned long long)res->marks[SIM_TCP], (unsigned long long)res->marks[SIM_UDP]);
@@ -364,6 +690,8 @@ static void run_json(FILE *f, const struct sim_run *r, int speed, int with_flows
 			(unsigned long long)(fr->drops[SIM_DROP_MATCH] + fr->drops[SIM_DROP_VICTIM]));
 	}
 	fprintf(f, "]}");
+	if (s->cfg.extended)
+		groups_json(f, r, prot);
 	fprintf(f, ",\"events\":%llu,\"bottleneck_pkts\":%llu",
 		(unsigned long long)res->events, (unsigned long long)res->btl_pkts);
 	if (speed) {
@@ -394,7 +722,12 @@ static void run_json(FILE *f, const struct sim_run *r, int speed, int with_flows
 			jnum(f, total > 0 ? (double)fr->link_bytes / total : 0);
 			fprintf(f, ",\"sent_pkts\":%llu,\"link_pkts\":%llu,\"drops\":",
 				(unsigned long long)fr->sent_pkts, (unsigned long long)fr->link_pkts);
-			json_drops(f, fr->drops);
+			json_drops(f, fr->drops, prot);
+			if (s->cfg.extended) {
+				fprintf(f, ",\"group\":\"%s\",\"start_s\":",
+					sim_group_names[fr->group]);
+				jnum(f, (double)fr->start_ns * 1e-9);
+			}
 			fprintf(f, ",\"marks\":%llu", (unsigned long long)fr->marks);
 			if (fr->cls == SIM_TCP) {
 				fprintf(f, ",\"retransmits\":%llu,\"fast_retransmits\":%llu,"
@@ -432,7 +765,7 @@ static const char *csv_cols =
 	"drops_limit,drops_access,marks,tcp_timeouts,tcp_fast_retransmits,events,"
 	"bottleneck_pkts";
 
-static void csv_row(FILE *f, const struct sim_run *r)
+static void csv_row(FILE *f, const struct sim_run *r, int prot_col)
 {
 	const struct sim_result *res = &r->res;
 	struct tcp_stats t;
@@ -451,6 +784,9 @@ static void csv_row(FILE *f, const struct sim_run *r)
 		queue_udp_share(res), res->qdelay_ms[SIM_TCP], res->qdelay_ms[SIM_UDP]);
 	for (k = 0; k <= SIM_DROP_ACCESS; k++)
 		fprintf(f, ",%llu", (unsigned long long)(res->drops[0][k] + res->drops[1][k]));
+	if (prot_col)
+		fprintf(f, ",%llu", (unsigned long long)(res->drops[0][SIM_DROP_PROTECT] +
+							res->drops[1][SIM_DROP_PROTECT]));
 	fprintf(f, ",%llu,%llu,%llu,%llu,%llu\n",
 		(unsigned long long)(res->marks[0] + res->marks[1]),
 		(unsigned long long)t.timeouts, (unsigned long long)t.fast_retransmits,
@@ -461,13 +797,21 @@ void sim_summary_csv(FILE *f, const char *key, const struct sim_run *r, int n)
 {
 	int i;
 
+	int prot = 0;
+
+	for (i = 0; i < n; i++)
+		prot |= run_protect(&r[i]);
 	if (key)
 		fprintf(f, "%s,", key);
-	fprintf(f, "%s\n", csv_cols);
+	if (prot) /* drops_protect after drops_access */
+		fprintf(f, "%.*sdrops_protect,%s\n", (int)(strstr(csv_cols, "marks,") - csv_cols),
+			csv_cols, strstr(csv_cols, "marks,"));
+	else
+		fprintf(f, "%s\n", csv_cols);
 	for (i = 0; i < n; i++) {
 		if (key)
 			fprintf(f, "%s,", r[i].value);
-		csv_row(f, &r[i]);
+		csv_row(f, &r[i], prot);
 	}
 }
 
@@ -476,12 +820,13 @@ void sim_report_csv(FILE *f, const struct sim_run *r)
 	const struct sim_result *res = &r->res;
 	double total = (double)res->link_bytes[0] + (double)res->link_bytes[1];
 	uint32_t i;
-	int k;
+	int k, prot = run_protect(r);
 
 	sim_summary_csv(f, NULL, r, 1);
 	fprintf(f, "\nflow,kind,base_rtt_ms,goodput_mbps,link_share,sent_pkts,link_pkts");
 	for (k = 0; k < SIM_NDROP; k++)
-		fprintf(f, ",drops_%s", sim_drop_names[k]);
+		if (k != SIM_DROP_PROTECT || prot)
+			fprintf(f, ",drops_%s", sim_drop_names[k]);
 	fprintf(f, ",marks,retransmits,fast_retransmits,partial_acks,timeouts,ecn_reductions\n");
 	for (i = 0; i < res->nflows; i++) {
 		const struct sim_flow_result *fr = &res->flows[i];
@@ -491,7 +836,8 @@ void sim_report_csv(FILE *f, const struct sim_run *r)
 			total > 0 ? (double)fr->link_bytes / total : 0,
 			(unsigned long long)fr->sent_pkts, (unsigned long long)fr->link_pkts);
 		for (k = 0; k < SIM_NDROP; k++)
-			fprintf(f, ",%llu", (unsigned long long)fr->drops[k]);
+			if (k != SIM_DROP_PROTECT || prot)
+				fprintf(f, ",%llu", (unsigned long long)fr->drops[k]);
 		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)fr->marks,
 			(unsigned long long)fr->tcp.retransmits,
 			(unsigned long long)fr->tcp.fast_retransmits,
@@ -546,6 +892,13 @@ void sim_compare_text(FILE *f, const struct sim_run *r, int n)
 		ROW(label, "%10llu",
 		    (unsigned long long)(r[d].res.drops[0][k] + r[d].res.drops[1][k]));
 	}
+	for (d = 0; d < n; d++)
+		if (run_protect(&r[d]))
+			break;
+	if (d < n)
+		ROW("drops: protect", "%10llu",
+		    (unsigned long long)(r[d].res.drops[0][SIM_DROP_PROTECT] +
+					 r[d].res.drops[1][SIM_DROP_PROTECT]));
 	ROW("UDP packets dropped", "%10llu", (unsigned long long)sum_drops(r[d].res.drops[1]));
 	ROW("TCP timeouts", "%10llu", (unsigned long long)timeouts_of(&r[d].res));
 #undef ROW

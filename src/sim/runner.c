@@ -392,9 +392,11 @@ static void child_main(struct sim_run *r, int fd, int progress)
 			_exit(1);
 	} else {
 		m.type = MSG_RESULT;
-		m.len = (uint32_t)(sizeof(r->res) + r->res.nflows * sizeof(*r->res.flows));
+		m.len = (uint32_t)(sizeof(r->res) + r->res.nflows * sizeof(*r->res.flows) +
+				   r->res.nseries * sizeof(*r->res.series));
 		if (write_all(fd, &m, sizeof(m)) || write_all(fd, &r->res, sizeof(r->res)) ||
-		    write_all(fd, r->res.flows, r->res.nflows * sizeof(*r->res.flows)))
+		    write_all(fd, r->res.flows, r->res.nflows * sizeof(*r->res.flows)) ||
+		    write_all(fd, r->res.series, r->res.nseries * sizeof(*r->res.series)))
 			_exit(1);
 	}
 	_exit(0);
@@ -436,6 +438,7 @@ static int child_read(struct pool *p, struct worker *w, char *err, size_t errlen
 {
 	struct sim_run *r = &p->b->runs[w->run];
 	struct sim_flow_result *fl;
+	struct sim_series_point *ser = NULL;
 	struct msg m;
 	double frac;
 	int ws;
@@ -463,23 +466,33 @@ static int child_read(struct pool *p, struct worker *w, char *err, size_t errlen
 	if (m.type != MSG_RESULT || m.len < sizeof(r->res) ||
 	    read_all(w->fd, &r->res, sizeof(r->res)))
 		goto dead;
-	if (m.len != sizeof(r->res) + r->res.nflows * sizeof(*fl)) {
+	if (m.len != sizeof(r->res) + r->res.nflows * sizeof(*fl) +
+		     (uint64_t)r->res.nseries * sizeof(*ser) || r->res.nseries > SIM_SERIES_MAX) {
 		r->res.flows = NULL;
+		r->res.series = NULL;
 		goto dead;
 	}
 	fl = calloc(r->res.nflows ? r->res.nflows : 1, sizeof(*fl));
-	if (!fl || read_all(w->fd, fl, r->res.nflows * sizeof(*fl))) {
+	if (r->res.nseries)
+		ser = calloc(r->res.nseries, sizeof(*ser));
+	if (!fl || (r->res.nseries && !ser) ||
+	    read_all(w->fd, fl, r->res.nflows * sizeof(*fl)) ||
+	    read_all(w->fd, ser, r->res.nseries * sizeof(*ser))) {
 		free(fl);
+		free(ser);
 		r->res.flows = NULL;
+		r->res.series = NULL;
 		reap(w, NULL);
 		return run_err(err, errlen, "a simulation process died (or out of memory)");
 	}
 	r->res.flows = fl;
+	r->res.series = ser;
 	reap(w, NULL);
 	p->frac[w->run] = 1;
 	return 1;
 dead:
 	r->res.flows = NULL;
+	r->res.series = NULL;
 	reap(w, &ws);
 	died(ws, err, errlen);
 	return -1;

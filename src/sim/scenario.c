@@ -58,6 +58,19 @@ const struct sim_key sim_scenario_keys[] = {
 	{ "udp_access_delay", SIM_KT_RANGE, "1ms", 0, 0, "UDP access delay (each way); A..B spreads" },
 	{ "udp_access_limit", SIM_KT_UINT, "1000", 0, 100000000, "packets that may wait at a UDP access link (0: unbounded)" },
 	{ "udp_start", SIM_KT_RANGE, "0", 0, 0, "UDP start time; A..B draws each flow's uniformly" },
+	{ "udp_schedule", SIM_KT_SCHED, "", 0, 0,
+	  "when the floods send: A..B[,C..D]... (ascending; each period starts afresh); empty: always" },
+	{ "light_flows", SIM_KT_UINT, "0", 0, 1000000,
+	  "number of light UDP flows beside the floods (their own rate; reported apart)" },
+	{ "light_rate", SIM_KT_RATE, "0.02c", 0, 0, "total rate of the light flows, shared equally" },
+	{ "light_kind", SIM_KT_UDPKIND, "cbr", 0, 0, "light flows: cbr | poisson (udp_* access, start)" },
+	{ "web_rate", SIM_KT_NUM, "0", 0, 100000,
+	  "short TCP transfers arriving per second (Poisson, over the whole run); 0: none" },
+	{ "web_size", SIM_KT_SIZE, "20k", 1, 1e12, "mean bytes of a transfer (rounded up to packets)" },
+	{ "web_size_dist", SIM_KT_DIST, "fixed", 0, 0,
+	  "transfer sizes: fixed | exp (exponential) | pareto (shape 1.2)" },
+	{ "series_interval", SIM_KT_TIME, "0", 0, 0,
+	  "per-interval time series of the whole run (0: none)" },
 };
 const unsigned sim_scenario_nkeys = sizeof(sim_scenario_keys) / sizeof(sim_scenario_keys[0]);
 
@@ -305,6 +318,60 @@ static int parse_size(const char *s, double lo, double hi, uint64_t *out)
 	return 0;
 }
 
+static int parse_range(const char *s, uint64_t *a, uint64_t *b);
+
+/* A number in [lo, hi]. */
+static int parse_num(const char *s, double lo, double hi, double *v)
+{
+	const char *u;
+
+	if (parse_number(s, v, &u) || *u || *v < lo || *v > hi)
+		return -1;
+	return 0;
+}
+
+#define SIM_PERIODS_MAX 1000
+
+/* "" or "A..B,C..D,...": on periods, each A < B, ascending. Returns the
+ * number of periods (into p if not NULL, at most SIM_PERIODS_MAX), or -1. */
+static int parse_sched(const char *s, struct sim_period *p)
+{
+	uint64_t last = 0;
+	int n = 0;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s)
+		return 0;
+	for (;;) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+		char buf[128], *t = buf, *e;
+		uint64_t a, b;
+
+		if (len >= sizeof(buf) || n >= SIM_PERIODS_MAX)
+			return -1;
+		memcpy(buf, s, len);
+		buf[len] = 0;
+		while (isspace((unsigned char)*t))
+			t++;
+		e = t + strlen(t);
+		while (e > t && isspace((unsigned char)e[-1]))
+			*--e = 0;
+		if (!strstr(t, "..") || parse_range(t, &a, &b) || a >= b || (n && a < last))
+			return -1;
+		if (p) {
+			p[n].on = a;
+			p[n].off = b;
+		}
+		last = b;
+		n++;
+		if (!comma)
+			return n;
+		s = comma + 1;
+	}
+}
+
 /* "A" or "A..B" of times */
 static int parse_range(const char *s, uint64_t *a, uint64_t *b)
 {
@@ -367,6 +434,12 @@ static const char *type_hint(int type)
 		return "a number from 0 to 1";
 	case SIM_KT_UDPKIND:
 		return "cbr or poisson";
+	case SIM_KT_SCHED:
+		return "periods such as 20s..50s,70s..90s (ascending, not overlapping), or nothing";
+	case SIM_KT_NUM:
+		return "a number";
+	case SIM_KT_DIST:
+		return "fixed, exp or pareto";
 	}
 	return "text";
 }
@@ -404,6 +477,12 @@ static int check_value(const struct sim_key *k, const char *v)
 		return choke_kind_from_word(w) < 0 ? -1 : 0;
 	case SIM_KT_UDPKIND:
 		return strcmp(v, "cbr") && strcmp(v, "poisson") ? -1 : 0;
+	case SIM_KT_SCHED:
+		return parse_sched(v, NULL) < 0 ? -1 : 0;
+	case SIM_KT_NUM:
+		return parse_num(v, k->min, k->max, &r);
+	case SIM_KT_DIST:
+		return strcmp(v, "fixed") && strcmp(v, "exp") && strcmp(v, "pareto") ? -1 : 0;
 	}
 	return -1;
 }
@@ -422,7 +501,8 @@ int sim_scenario_set(struct sim_scenario *sc, const char *key, const char *value
 	if (strlen(value) > 4000)
 		return err_at(err, errlen, "%s: %s: value too long", where, key);
 	if (check_value(k, value)) {
-		if (k->type == SIM_KT_UINT || (k->type == SIM_KT_SIZE && k->max > 0))
+		if (k->type == SIM_KT_UINT || k->type == SIM_KT_NUM ||
+		    (k->type == SIM_KT_SIZE && k->max > 0))
 			return err_at(err, errlen, "%s: %s = \"%s\": expected %s in [%s, %s]",
 				      where, key, value, type_hint(k->type),
 				      bound(k->min, lo, sizeof(lo)), bound(k->max, hi, sizeof(hi)));
@@ -697,16 +777,68 @@ static int resolve_queue(const struct sim_scenario *sc, struct sim_setup *out,
 	return 0;
 }
 
+/* The light UDP flows and the short TCP transfers, after the floods. */
+static void resolve_more(struct sim_setup *out, double tcp_acc, double udp_acc,
+			 double light_rate, uint64_t tcp_lim, uint64_t udp_lim, uint64_t tcp_da,
+			 uint64_t tcp_db, uint64_t udp_da, uint64_t udp_db, uint64_t us_a,
+			 uint64_t us_b, int udp_ect, double udp_jitter, int light_poisson,
+			 const double *web_at)
+{
+	struct sim_config *c = &out->cfg;
+	struct sim_rng rl, rw;
+	uint32_t j;
+	/* pareto: shape 1.2, scale from the mean (mean = scale 1.2 / 0.2) */
+	const double alpha = 1.2;
+
+	sim_rng_seed(&rl, c->seed, 9);
+	sim_rng_seed(&rw, c->seed, 10);
+	for (j = 0; j < out->nlight; j++) {
+		struct sim_flow_cfg *fc = &out->flows[c->nflows++];
+
+		fc->cls = SIM_UDP;
+		fc->group = SIM_G_LIGHT;
+		fc->access_bps = (uint64_t)udp_acc ? (uint64_t)udp_acc : 1;
+		fc->access_delay_ns = out->nlight > 1 ?
+			udp_da + (uint64_t)((double)(udp_db - udp_da) * j / (out->nlight - 1)) : udp_da;
+		fc->access_limit = (uint32_t)udp_lim;
+		fc->start_ns = us_a + (us_b > us_a ? sim_rng_below(&rl, us_b - us_a + 1) : 0);
+		fc->rate_bps = light_rate / (double)out->nlight;
+		fc->poisson = (uint8_t)light_poisson;
+		fc->ect = (uint8_t)udp_ect;
+		fc->jitter = udp_jitter;
+	}
+	for (j = 0; j < out->nweb; j++) {
+		struct sim_flow_cfg *fc = &out->flows[c->nflows++];
+		double size = out->web_size, pk;
+
+		fc->cls = SIM_TCP;
+		fc->group = SIM_G_WEB;
+		fc->access_bps = (uint64_t)tcp_acc ? (uint64_t)tcp_acc : 1;
+		fc->access_delay_ns = tcp_da + (tcp_db > tcp_da ?
+						sim_rng_below(&rw, tcp_db - tcp_da + 1) : 0);
+		fc->access_limit = (uint32_t)tcp_lim;
+		fc->start_ns = (uint64_t)(web_at[j] * 1e9);
+		if (!strcmp(out->web_dist, "exp"))
+			size = -log1p(-sim_rng_uniform(&rw)) * out->web_size;
+		else if (!strcmp(out->web_dist, "pareto"))
+			size = out->web_size * (alpha - 1) / alpha /
+			       pow(1 - sim_rng_uniform(&rw), 1 / alpha);
+		pk = ceil(size / c->pkt_size);
+		fc->segments = pk < 1 ? 1 : pk > 0x7fffffff ? 0x7fffffffu : (uint32_t)pk;
+	}
+}
+
 int sim_scenario_resolve(const struct sim_scenario *sc, struct sim_setup *out,
 			 char *err, size_t errlen)
 {
 	struct sim_config *c = &out->cfg;
 	uint64_t u, ntcp, nudp, tcp_da, tcp_db, udp_da, udp_db, ts_a, ts_b, us_a, us_b;
-	uint64_t tcp_lim, udp_lim, tbytes;
-	double btl, tcp_acc, udp_acc, udp_rate, udp_jitter;
-	int b, i, udp_poisson, udp_ect;
+	uint64_t tcp_lim, udp_lim, tbytes, nlight, wsize, nweb = 0;
+	double btl, tcp_acc, udp_acc, udp_rate, udp_jitter, light_rate, web_rate;
+	int b, i, udp_poisson, udp_ect, nper;
 	uint32_t f;
 	struct sim_rng rng;
+	double *web_at = NULL;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(out->name, sizeof(out->name), "%s", val(sc, "name", &i));
@@ -797,40 +929,126 @@ int sim_scenario_resolve(const struct sim_scenario *sc, struct sim_setup *out,
 		return -1;
 	c->tcp.limited_transmit = b;
 
+	/* the time series */
+	if (get_time(sc, "series_interval", &c->series_ns, err, errlen))
+		return -1;
+	if (c->series_ns && (c->series_ns < 1000 ||
+			     (c->duration_ns + c->series_ns - 1) / c->series_ns > SIM_SERIES_MAX)) {
+		val(sc, "series_interval", &i);
+		return BAD(i, "below 1 us, or more than 1000000 intervals in the duration");
+	}
+
 	/* flows */
 	if (get_uint(sc, "tcp_flows", &ntcp, err, errlen) ||
-	    get_uint(sc, "udp_flows", &nudp, err, errlen))
+	    get_uint(sc, "udp_flows", &nudp, err, errlen) ||
+	    get_uint(sc, "light_flows", &nlight, err, errlen) ||
+	    get_uint(sc, "web_size", &wsize, err, errlen))
 		return -1;
-	if (ntcp + nudp == 0)
+	val(sc, "web_rate", &i);
+	if (parse_num(sc->val[i], sim_scenario_keys[i].min, sim_scenario_keys[i].max, &web_rate))
+		return BAD(i, "expected a number from 0 to 100000");
+	if (web_rate * ((double)c->duration_ns * 1e-9) > 1000000) {
+		val(sc, "web_rate", &i);
+		return err_at(err, errlen, "%s: web_rate = \"%s\": about %.3g transfers in the "
+			      "duration; at most 1000000 flows in all", sc->where[i], sc->val[i],
+			      web_rate * ((double)c->duration_ns * 1e-9));
+	}
+	if (web_rate > 0) {
+		/* the arrivals: a Poisson process over the whole run */
+		size_t cap = 1024;
+		double t = 0;
+		struct sim_rng wr;
+
+		web_at = malloc(cap * sizeof(*web_at));
+		if (!web_at)
+			return err_at(err, errlen, "out of memory");
+		sim_rng_seed(&wr, c->seed, 8);
+		for (;;) {
+			t += -log1p(-sim_rng_uniform(&wr)) / web_rate;
+			if (t * 1e9 >= (double)c->duration_ns)
+				break;
+			if (nweb == cap) {
+				double *nw = realloc(web_at, 2 * cap * sizeof(*web_at));
+
+				if (!nw) {
+					free(web_at);
+					return err_at(err, errlen, "out of memory");
+				}
+				web_at = nw;
+				cap *= 2;
+			}
+			web_at[nweb++] = t;
+		}
+	}
+	if (ntcp + nudp + nlight + nweb == 0) {
+		free(web_at);
 		return err_at(err, errlen, "no flows: tcp_flows and udp_flows are both 0");
-	if (ntcp + nudp > 1000000)
+	}
+	if (ntcp + nudp + nlight + nweb > 1000000) {
+		free(web_at);
 		return err_at(err, errlen, "more than 1000000 flows");
+	}
+	nper = parse_sched(val(sc, "udp_schedule", &i), NULL);
+	if (nper < 0) {
+		free(web_at);
+		return BAD(i, type_hint(SIM_KT_SCHED));
+	}
+	if (nper) {
+		out->periods = calloc((size_t)nper, sizeof(*out->periods));
+		if (!out->periods) {
+			free(web_at);
+			return err_at(err, errlen, "out of memory");
+		}
+		parse_sched(sc->val[i], out->periods);
+		out->nperiods = (uint32_t)nper;
+	}
 	if (get_rate(sc, "tcp_access_rate", btl, &tcp_acc, err, errlen) ||
 	    get_rate(sc, "udp_access_rate", btl, &udp_acc, err, errlen) ||
 	    get_rate(sc, "udp_rate", btl, &udp_rate, err, errlen) ||
+	    get_rate(sc, "light_rate", btl, &light_rate, err, errlen) ||
 	    get_range(sc, "tcp_access_delay", &tcp_da, &tcp_db, err, errlen) ||
 	    get_range(sc, "udp_access_delay", &udp_da, &udp_db, err, errlen) ||
 	    get_range(sc, "tcp_start", &ts_a, &ts_b, err, errlen) ||
 	    get_range(sc, "udp_start", &us_a, &us_b, err, errlen) ||
 	    get_uint(sc, "tcp_access_limit", &tcp_lim, err, errlen) ||
 	    get_uint(sc, "udp_access_limit", &udp_lim, err, errlen) ||
-	    get_bool(sc, "udp_ecn", &udp_ect, err, errlen))
+	    get_bool(sc, "udp_ecn", &udp_ect, err, errlen)) {
+		free(web_at);
+		sim_setup_free(out);
 		return -1;
+	}
 	udp_poisson = !strcmp(val(sc, "udp_kind", &i), "poisson");
-	if (parse_frac(val(sc, "udp_jitter", &i), &udp_jitter))
+	if (parse_frac(val(sc, "udp_jitter", &i), &udp_jitter)) {
+		free(web_at);
+		sim_setup_free(out);
 		return BAD(i, type_hint(SIM_KT_FRAC));
-	if (nudp && udp_rate / (double)nudp < c->pkt_size * 8.0 / 1000) {
+	}
+	if ((nudp && udp_rate / (double)nudp < c->pkt_size * 8.0 / 1000) ||
+	    (nlight && light_rate / (double)nlight < c->pkt_size * 8.0 / 1000)) {
 		/* fewer than one packet per 1000 s: almost certainly a typo */
-		val(sc, "udp_rate", &i);
+		val(sc, nudp && udp_rate / (double)nudp < c->pkt_size * 8.0 / 1000 ?
+			"udp_rate" : "light_rate", &i);
+		free(web_at);
+		sim_setup_free(out);
 		return BAD(i, "too low for a packet every 1000 s per flow");
 	}
 	out->ntcp = (uint32_t)ntcp;
 	out->nudp = (uint32_t)nudp;
 	out->udp_rate_bps = nudp ? udp_rate : 0;
 	out->udp_rate_c = out->udp_rate_bps / btl;
-	out->flows = calloc(ntcp + nudp, sizeof(*out->flows));
-	if (!out->flows)
+	out->nlight = (uint32_t)nlight;
+	out->nweb = (uint32_t)nweb;
+	out->light_rate_bps = nlight ? light_rate : 0;
+	out->web_rate = web_rate;
+	out->web_size = (double)wsize;
+	snprintf(out->web_dist, sizeof(out->web_dist), "%s", val(sc, "web_size_dist", &i));
+	c->extended = nlight || web_rate > 0 || nper || c->series_ns;
+	out->flows = calloc(ntcp + nudp + nlight + nweb, sizeof(*out->flows));
+	if (!out->flows) {
+		free(web_at);
+		sim_setup_free(out);
 		return err_at(err, errlen, "out of memory");
+	}
 	c->flows = out->flows;
 	c->nflows = (uint32_t)(ntcp + nudp);
 	sim_rng_seed(&rng, c->seed, 7);
@@ -848,13 +1066,21 @@ int sim_scenario_resolve(const struct sim_scenario *sc, struct sim_setup *out,
 		fc->access_delay_ns = n > 1 ? da + (uint64_t)((double)(db - da) * j / (n - 1)) : da;
 		fc->access_limit = (uint32_t)(tcp ? tcp_lim : udp_lim);
 		fc->start_ns = sa + (sb > sa ? sim_rng_below(&rng, sb - sa + 1) : 0);
+		fc->group = tcp ? SIM_G_TCP : SIM_G_FLOOD;
 		if (!tcp) {
 			fc->rate_bps = udp_rate / (double)nudp;
 			fc->poisson = (uint8_t)udp_poisson;
 			fc->ect = (uint8_t)udp_ect;
 			fc->jitter = udp_jitter;
+			fc->nperiods = out->nperiods;
+			fc->periods = out->periods;
 		}
 	}
+	if (nlight || nweb)
+		resolve_more(out, tcp_acc, udp_acc, light_rate, tcp_lim, udp_lim, tcp_da, tcp_db,
+			     udp_da, udp_db, us_a, us_b, udp_ect, udp_jitter,
+			     !strcmp(val(sc, "light_kind", &i), "poisson"), web_at);
+	free(web_at);
 	return 0;
 }
 
@@ -862,6 +1088,9 @@ void sim_setup_free(struct sim_setup *s)
 {
 	free(s->flows);
 	s->flows = NULL;
+	free(s->periods);
+	s->periods = NULL;
+	s->nperiods = 0;
 }
 
 /* Keep in step with scenarios/paper-single-link (tests/sim.sh checks). */

@@ -28,6 +28,9 @@ enum sim_key_type {
 	SIM_KT_WORDS, /* tc words for the discipline */
 	SIM_KT_UDPKIND, /* cbr | poisson */
 	SIM_KT_FRAC,  /* a number in [0, 1] */
+	SIM_KT_SCHED, /* "" or periods A..B,C..D,... (ascending) */
+	SIM_KT_NUM,   /* a number >= 0 (up to max) */
+	SIM_KT_DIST,  /* fixed | exp | pareto */
 };
 
 struct sim_key {
@@ -59,6 +62,14 @@ struct sim_setup {
 	uint32_t ntcp, nudp;
 	double udp_rate_bps; /* total over the UDP flows */
 	double udp_rate_c;   /* the same in units of the bottleneck rate */
+	/* beyond the classic two classes (cfg.extended when any is used) */
+	uint32_t nlight, nweb;  /* light UDP flows, short TCP transfers */
+	double light_rate_bps;  /* total over the light flows */
+	double web_rate;        /* transfers per second */
+	double web_size;        /* mean bytes per transfer */
+	char web_dist[8];       /* fixed, exp, pareto */
+	struct sim_period *periods; /* the floods' on periods (owned) */
+	uint32_t nperiods;
 };
 
 /* All keys at their defaults. 0, or -1 (out of memory). */

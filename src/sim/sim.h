@@ -21,6 +21,24 @@
 
 enum sim_class { SIM_TCP = 0, SIM_UDP = 1, SIM_NCLASS = 2 };
 
+/*
+ * What a flow is in the scenario, finer than its class: the long TCP flows
+ * (tcp_flows), the UDP floods (udp_flows), the light UDP flows
+ * (light_flows) and the web-like short TCP transfers (web_rate). Flows are
+ * numbered in that order. Runs that use neither of the last two, nor a
+ * flood schedule, nor a time series, report by class as they always did;
+ * the others also by group (sim_config.extended).
+ */
+enum sim_group {
+	SIM_G_TCP = 0,   /* long TCP flows */
+	SIM_G_FLOOD = 1, /* UDP floods */
+	SIM_G_LIGHT = 2, /* light UDP flows */
+	SIM_G_WEB = 3,   /* short TCP transfers */
+	SIM_NGROUP = 4,
+};
+
+extern const char *const sim_group_names[SIM_NGROUP];
+
 /* Drop reasons, per flow and per class. */
 enum sim_drop {
 	SIM_DROP_MATCH = 0,  /* the arrival matched a queued packet (CHOKe) */
@@ -30,13 +48,21 @@ enum sim_drop {
 	SIM_DROP_LIMIT = 4,  /* queue at its limit (tail drop) */
 	SIM_DROP_ACCESS = 5, /* the sender's access link buffer overflowed */
 	SIM_DROP_INJECTED = 6, /* by the test hook */
-	SIM_NDROP = 7,
+	SIM_DROP_PROTECT = 7, /* `protect`: above the flow's fair share
+			       * (reported only when the queue has protect) */
+	SIM_NDROP = 8,
 };
 
 extern const char *const sim_drop_names[SIM_NDROP];
 
+/* On periods of a flood: [on, off) in ns, ascending, not overlapping. */
+struct sim_period {
+	uint64_t on, off;
+};
+
 struct sim_flow_cfg {
 	uint8_t cls;              /* enum sim_class */
+	uint8_t group;            /* enum sim_group */
 	uint8_t poisson;          /* UDP: exponential gaps (else constant) */
 	uint8_t ect;              /* UDP: packets ECN-capable */
 	uint64_t access_bps;      /* sender's access link rate */
@@ -45,6 +71,10 @@ struct sim_flow_cfg {
 	double rate_bps;          /* UDP offered rate */
 	double jitter;            /* UDP CBR: each packet up to jitter x gap late */
 	uint64_t start_ns;        /* when the source starts */
+	uint32_t segments;        /* TCP: this flow's transfer in segments;
+				   * 0: the shared tcp.segments */
+	uint32_t nperiods;        /* UDP: send only within these periods */
+	const struct sim_period *periods; /* (0: from start_ns on, always) */
 };
 
 /* Test hooks: called for every data packet reaching the bottleneck (return
@@ -67,6 +97,8 @@ struct sim_config {
 	const struct sim_flow_cfg *flows;
 	uint64_t sample_ns; /* queue-position sampling period; 0 = off */
 	uint32_t hh_counters; /* penalised-flows summary size (0: 16) */
+	uint64_t series_ns; /* per-interval series of the whole run; 0 = off */
+	int extended;       /* report by group too (sim_group) */
 	sim_arrival_hook arrival_hook;
 	sim_ack_hook ack_hook;
 	void *hook_ctx;
@@ -81,6 +113,7 @@ struct sim_config {
 
 struct sim_flow_result {
 	uint8_t cls;
+	uint8_t group;            /* enum sim_group */
 	uint64_t base_rtt_ns;     /* propagation + transmission, no queueing */
 	uint64_t sent_pkts;       /* packets the source emitted */
 	uint64_t link_pkts, link_bytes; /* bottleneck departures */
@@ -92,7 +125,20 @@ struct sim_flow_result {
 	uint64_t cwnd_bytes;
 	int done;                 /* finite transfer completed */
 	uint64_t fct_ns;          /* its completion time from its start */
+	uint64_t start_ns;        /* when it started (0: not yet) */
 };
+
+/* One interval of the time series (sim_config.series_ns), over the whole
+ * run (warm-up included): what the bottleneck did for each group. */
+struct sim_series_point {
+	uint64_t link_pkts[SIM_NGROUP]; /* departures */
+	uint64_t arrivals[SIM_NGROUP];  /* packets offered to the queue */
+	uint64_t drops[SIM_NGROUP];     /* of those and of queued ones */
+	uint32_t active[SIM_NGROUP];    /* flows sending in the interval */
+	double qlen_mean;               /* time-average queue, packets */
+};
+
+#define SIM_SERIES_MAX 1000000 /* intervals at most */
 
 struct sim_result {
 	uint32_t nflows;
@@ -103,8 +149,19 @@ struct sim_result {
 	uint64_t marks[SIM_NCLASS];
 	double utilization;       /* bottleneck busy fraction (bits sent / capacity) */
 	double share[SIM_NCLASS]; /* of the bytes the bottleneck sent */
-	double jain_tcp;          /* Jain's index over TCP goodputs; -1: undefined
+	double jain_tcp;          /* Jain's index over the long TCP flows' goodputs
+				   * (not the short transfers); -1: undefined
 				   * (no TCP flow, or none delivered anything) */
+	double jain_all;          /* the same over every long-lived flow (long
+				   * TCP, floods, light; not web transfers) */
+	/* by group (every run; reported when sim_config.extended) */
+	uint32_t group_flows[SIM_NGROUP];
+	uint64_t group_link_bytes[SIM_NGROUP];
+	uint64_t group_sent[SIM_NGROUP];  /* packets put on the access links */
+	uint64_t group_drops[SIM_NGROUP][SIM_NDROP];
+	/* the time series (sim_config.series_ns) */
+	uint32_t nseries;
+	struct sim_series_point *series;
 	double qlen_mean;         /* time-average queue length, packets */
 	double qudp_mean;         /* time-average UDP packets queued */
 	double qdelay_ms[SIM_NCLASS]; /* mean time from enqueue to transmission */

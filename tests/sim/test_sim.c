@@ -750,6 +750,24 @@ static void t_scenario_errors(void)
 		{ "udp_rate = nan\n", "udp_rate" },
 		{ "udp_rate = infc\n", "udp_rate" },
 		{ "duration = 1e300\n", "duration" },
+		{ "udp_schedule = 50s..20s\n", "udp_schedule" },
+		{ "udp_schedule = 10s..20s,15s..30s\n", "udp_schedule" },
+		{ "udp_schedule = 5s\n", "udp_schedule" },
+		{ "udp_schedule = 1s..2s,\n", "udp_schedule" },
+		{ "udp_schedule = 1s..1s\n", "udp_schedule" },
+		{ "web_rate = -1\n", "web_rate" },
+		{ "web_rate = 1e9\n", "web_rate" },
+		{ "web_rate = fast\n", "web_rate" },
+		{ "web_rate = 20000\n", "at most 1000000 flows" },
+		{ "web_size = 0\n", "web_size" },
+		{ "web_size_dist = zipf\n", "web_size_dist" },
+		{ "light_flows = 2000000\n", "light_flows" },
+		{ "light_flows = 1\nlight_rate = 0\n", "light_rate" },
+		{ "light_flows = 1000\nlight_rate = 1kbit\n", "light_rate" },
+		{ "light_kind = bursty\n", "light_kind" },
+		{ "series_interval = 10ns\n", "series_interval" },
+		{ "series_interval = 1us\nduration = 10s\nwarmup = 1s\n", "series_interval" },
+		{ "tcp_flows = 0\nudp_flows = 0\nlight_flows = 0\n", "no flows" },
 	};
 	size_t i;
 
@@ -813,6 +831,70 @@ static void t_scenario_values(void)
 	CHECK_EQ(st.ntcp, 10);
 	CHECK_EQ(st.flows[0].access_limit, 2500000);
 	sim_setup_free(&st);
+	/* the groups beyond the classic two: light flows after the floods,
+	 * then the short transfers (Poisson arrivals, their own sizes) */
+	REQUIRE(!resolve_text("tcp_flows = 2\nudp_flows = 1\nlight_flows = 2\nlight_rate = 0.1c\n"
+			      "web_rate = 5\nduration = 100s\nudp_schedule = 10s..20s, 30s..35s\n"
+			      "tcp_access_delay = 1ms..9ms\n", &st, err, sizeof(err)));
+	CHECK_EQ(st.nlight, 2);
+	CHECK(st.nweb > 400 && st.nweb < 600); /* Poisson, mean 500 */
+	CHECK_EQ(st.cfg.nflows, 5 + st.nweb);
+	CHECK(st.cfg.extended);
+	CHECK_EQ(st.flows[2].group, SIM_G_FLOOD);
+	CHECK_EQ(st.flows[2].nperiods, 2);
+	CHECK_EQ(st.flows[2].periods[1].on, 30 * SEC);
+	CHECK_EQ(st.flows[2].periods[1].off, 35 * SEC);
+	CHECK_EQ(st.flows[3].group, SIM_G_LIGHT);
+	CHECK_EQ(st.flows[3].cls, SIM_UDP);
+	CHECK(st.flows[4].rate_bps == 0.05e6);
+	CHECK_EQ(st.flows[4].nperiods, 0);
+	{
+		uint32_t j;
+		int ordered = 1, sized = 1, spread = 1;
+
+		for (j = 5; j < st.cfg.nflows; j++) {
+			const struct sim_flow_cfg *fc = &st.flows[j];
+
+			ordered &= fc->group == SIM_G_WEB && fc->cls == SIM_TCP &&
+				   fc->start_ns < 100 * SEC &&
+				   (j == 5 || fc->start_ns >= st.flows[j - 1].start_ns);
+			sized &= fc->segments == 20; /* 20k in 1000-byte packets */
+			spread &= fc->access_delay_ns >= MS && fc->access_delay_ns <= 9 * MS;
+		}
+		CHECK(ordered);
+		CHECK(sized);
+		CHECK(spread);
+	}
+	sim_setup_free(&st);
+	/* exponential and Pareto sizes have about the mean asked for */
+	{
+		static const char *const dist[] = { "exp", "pareto" };
+		int d;
+
+		for (d = 0; d < 2; d++) {
+			char text[200];
+			double sum = 0;
+			uint32_t j, below = 0;
+
+			snprintf(text, sizeof(text), "tcp_flows = 0\nudp_flows = 0\nweb_rate = 1000\n"
+				 "web_size = 50k\nweb_size_dist = %s\n", dist[d]);
+			REQUIRE(!resolve_text(text, &st, err, sizeof(err)));
+			CHECK(st.nweb > 95000);
+			for (j = 0; j < st.nweb; j++) {
+				sum += st.flows[j].segments;
+				below += st.flows[j].segments < 50;
+			}
+			/* exp: mean 50 packets (+0.5 from rounding up); pareto (shape
+			 * 1.2) converges slowly: a wide band */
+			if (d == 0)
+				CHECK(fabs(sum / st.nweb - 50.5) < 1.5);
+			else
+				CHECK(sum / st.nweb > 35 && sum / st.nweb < 70);
+			/* most transfers are below the mean in both */
+			CHECK(below > st.nweb / 2);
+			sim_setup_free(&st);
+		}
+	}
 	/* the built-in paper scenario resolves */
 	REQUIRE(!resolve_text(sim_paper_scenario, &st, err, sizeof(err)));
 	CHECK_EQ(st.ntcp, 32);
@@ -985,6 +1067,90 @@ static void t_choke_bounds_udp(void)
 	sim_result_free(&c);
 }
 
+/* Floods on a schedule, light flows, short transfers and the time series,
+ * checked against the run's own totals. */
+static void t_groups_series(void)
+{
+	struct sim_result a, b;
+	const char *extra = "udp_schedule = 12s..20s,30s..33s\nseries_interval = 1s\n"
+			    "light_flows = 2\nweb_rate = 1\nqdisc = choke limit 300 min 100 max 200 "
+			    "protect\n";
+	uint64_t flood = 0, link = 0, drops = 0, arr[SIM_NGROUP] = { 0 };
+	double q = 0;
+	uint32_t i;
+	int g;
+
+	REQUIRE(!paper_run(extra, &a));
+	REQUIRE(!paper_run(extra, &b));
+	REQUIRE(a.nseries == 40 && a.series != NULL);
+	/* deterministic, series included */
+	CHECK(!memcmp(a.series, b.series, a.nseries * sizeof(*a.series)));
+	for (i = 0; i < a.nseries; i++) {
+		const struct sim_series_point *p = &a.series[i];
+		int on = (i >= 12 && i < 20) || (i >= 30 && i < 33);
+
+		/* the floods arrive only in their periods (and a few ms after) */
+		if (!on && i != 20 && i != 33)
+			CHECK_EQ(p->arrivals[SIM_G_FLOOD], 0);
+		if (on)
+			CHECK_EQ(p->active[SIM_G_FLOOD], 1);
+		flood += p->arrivals[SIM_G_FLOOD];
+		for (g = 0; g < SIM_NGROUP; g++) {
+			arr[g] += p->arrivals[g];
+			if (i >= 10) { /* the measured period: warm-up 10 s */
+				link += p->link_pkts[g];
+				drops += p->drops[g];
+			}
+		}
+		if (i >= 10)
+			q += p->qlen_mean;
+	}
+	/* 2c at 1 Mbit/s is 250 packets per second, for 8 + 3 s (each period
+	 * starts afresh: packet 0 at its start) */
+	CHECK(flood >= 11 * 250 - 2 && flood <= 11 * 250 + 2);
+	/* the series adds up to the measured totals */
+	CHECK_EQ(link, a.link_pkts[0] + a.link_pkts[1]);
+	CHECK_EQ(link, a.qst.sent_pkts);
+	{
+		uint64_t d = 0;
+
+		for (g = 0; g < SIM_NGROUP; g++)
+			d += a.group_drops[g][SIM_DROP_MATCH] + a.group_drops[g][SIM_DROP_VICTIM] +
+			     a.group_drops[g][SIM_DROP_EARLY] + a.group_drops[g][SIM_DROP_FORCED] +
+			     a.group_drops[g][SIM_DROP_LIMIT] + a.group_drops[g][SIM_DROP_PROTECT];
+		CHECK_EQ(drops, d);
+	}
+	CHECK(fabs(q / 30 - a.qlen_mean) < 1e-6 * (a.qlen_mean + 1));
+	/* the groups */
+	CHECK_EQ(a.group_flows[SIM_G_TCP], 32);
+	CHECK_EQ(a.group_flows[SIM_G_FLOOD], 1);
+	CHECK_EQ(a.group_flows[SIM_G_LIGHT], 2);
+	CHECK(a.group_flows[SIM_G_WEB] > 20 && a.group_flows[SIM_G_WEB] < 65);
+	CHECK(arr[SIM_G_LIGHT] > 0 && arr[SIM_G_WEB] > 0);
+	/* light flows at 0.02c in all: 2.5 packets/s for the 30 measured s */
+	CHECK(a.group_sent[SIM_G_LIGHT] >= 74 && a.group_sent[SIM_G_LIGHT] <= 76);
+	{
+		uint32_t done = 0, web = 0;
+
+		for (i = 0; i < a.nflows; i++) {
+			if (a.flows[i].group != SIM_G_WEB)
+				continue;
+			web++;
+			done += a.flows[i].done;
+			if (a.flows[i].done)
+				CHECK(a.flows[i].fct_ns > 0);
+		}
+		CHECK(done > web / 2);
+	}
+	/* protect's drops are counted apart, and only floods and TCP lose them */
+	CHECK(a.group_drops[SIM_G_FLOOD][SIM_DROP_PROTECT] > 0);
+	CHECK_EQ(a.drops[0][SIM_DROP_PROTECT] + a.drops[1][SIM_DROP_PROTECT], a.qst.protect_drop);
+	CHECK(a.jain_all > 0 && a.jain_all <= 1);
+	CHECK(a.jain_tcp > 0 && a.jain_tcp <= 1);
+	sim_result_free(&a);
+	sim_result_free(&b);
+}
+
 static void t_fluid_model(void)
 {
 	double peak = 0, xpeak = 0, x;
@@ -1061,6 +1227,7 @@ static const struct tl_test sim_tests[] = {
 	{ "sim/scenario-find-by-name", t_scenario_find },
 	{ "sim/deterministic", t_deterministic },
 	{ "sim/choke-bounds-udp-share", t_choke_bounds_udp },
+	{ "sim/groups-series", t_groups_series },
 	{ "sim/fluid-model", t_fluid_model },
 	{ NULL, NULL },
 };

@@ -1,0 +1,178 @@
+#!/bin/sh
+# The qdisc id chokeplus of sch_libchoke.ko (kmod/chokeplus.h), inside the
+# UML guest (check-kernel.sh boots it after the suite): stock tc with the
+# plugin q_chokeplus.so adds it, shows it (text and JSON), changes it in
+# place; the module refuses malformed options with a message each (sent
+# by choke-nl, which tc's plugin never sends); floods under protect are
+# held near their fair share and its drops are counted; choke and chokeplus
+# run side by side; the module unloads clean.
+#
+# Environment: CHOKE_RUN, CHOKE_KMOD (sch_libchoke.ko), CHOKE_TC_LIB (the
+# folder of q_chokeplus.so), CHOKE_NL (choke-nl), CHOKE_QUICK=1 (a shorter
+# flood). Prints "ok   chokeplus/NAME" or "FAIL chokeplus/NAME: why" per
+# case and a summary line; exits 1 if any case failed.
+set -u
+RUN=$CHOKE_RUN
+NL=$CHOKE_NL
+export TC_LIB_DIR=$CHOKE_TC_LIB
+SECS=$([ "${CHOKE_QUICK:-0}" = 1 ] && echo 8 || echo 15)
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok   chokeplus/$1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL chokeplus/$1: $2"; }
+tcb() { timeout 20 tc "$@"; }
+sysctl -qw net.core.wmem_max=4194304 net.core.rmem_max=4194304 2>/dev/null
+
+lsmod | grep -q '^sch_choke ' && rmmod sch_choke
+if ! insmod "$CHOKE_KMOD" 2>"$RUN/cp-insmod.err"; then
+	bad insmod "$(cat "$RUN/cp-insmod.err")"
+	echo "chokeplus: $n tests, $fails failed"
+	exit 1
+fi
+
+# --- configuration through stock tc and the plugin -------------------------
+ip link add cp0 type veth peer name cp1
+for l in cp0 cp1; do sysctl -qw net.ipv6.conf.$l.disable_ipv6=1; ip link set $l up; done
+tcb qdisc add dev cp0 root handle 1: tbf rate 4mbit burst 10kb latency 100ms
+if tcb qdisc add dev cp0 parent 1:1 handle 10: chokeplus limit 300 min 25 max 50 \
+	bandwidth 4mbit protect 2>"$RUN/cp.err"; then
+	s=$(tcb -d qdisc show dev cp0 | grep 'qdisc chokeplus')
+	case $s in
+	*"limit 300p min 25p max 50p protect 64 ewma "*"probability "*"Scell_log "*) ok "add: $s" ;;
+	*) bad add "shown as: $s" ;;
+	esac
+else
+	bad add "$(cat "$RUN/cp.err")"
+fi
+j=$(tcb -d -j qdisc show dev cp0 | python3 -c '
+import json, sys
+q = [x for x in json.load(sys.stdin) if x["kind"] == "chokeplus"][0]
+o = q["options"]
+print(o["limit"], o["min"], o["max"], o["protect"], o.get("ewma"), "probability" in o)' 2>&1)
+if [ "$j" = "300 25 50 64 5 True" ] || echo "$j" | grep -q '^300 25 50 64 [0-9]* True$'; then ok "json: limit min max protect ewma: $j"
+else bad json "$j"; fi
+if tcb qdisc change dev cp0 parent 1:1 handle 10: chokeplus limit 500 min 50 max 150 \
+	bandwidth 4mbit draws 4 protect 32 ecn 2>"$RUN/cp.err"; then
+	s=$(tcb qdisc show dev cp0 | grep 'qdisc chokeplus')
+	case $s in
+	*"limit 500p min 50p max 150p draws 4 protect 32 ecn "*) ok "change: $s" ;;
+	*) bad change "shown as: $s" ;;
+	esac
+else
+	bad change "$(cat "$RUN/cp.err")"
+fi
+# a refused change leaves the configuration as it was
+tcb qdisc change dev cp0 parent 1:1 handle 10: chokeplus limit 500 min 50 max 150 \
+	bandwidth 4mbit protect 7 >"$RUN/cp.out" 2>&1
+s=$(tcb qdisc show dev cp0 | grep 'qdisc chokeplus')
+case $s in
+*"draws 4 protect 32"*) ok "refused-change-keeps: $(head -1 "$RUN/cp.out")" ;;
+*) bad refused-change-keeps "shown as: $s" ;;
+esac
+# back to plain CHOKe words: the variant goes
+tcb qdisc change dev cp0 parent 1:1 handle 10: chokeplus limit 500 min 50 max 150 bandwidth 4mbit
+s=$(tcb qdisc show dev cp0 | grep 'qdisc chokeplus')
+case $s in
+*"protect"*|*"draws"*) bad change-to-plain "shown as: $s" ;;
+*) ok "change-to-plain: $s" ;;
+esac
+tcb qdisc del dev cp0 root
+
+# --- what only a hand-made request sends: the module's own checks -------------
+nl_case() { # name, expected (ok or a piece of the message), choke-nl words...
+	name=$1 want=$2
+	shift 2
+	tcb qdisc del dev cp0 root 2>/dev/null
+	res=$(timeout 10 "$NL" cp0 add handle 1: kind chokeplus "$@" 2>&1)
+	case $res in
+	*"$want"*) ok "nl-$name: $res" ;;
+	*) bad "nl-$name" "got \"$res\", want \"$want\"" ;;
+	esac
+}
+nl_case plain ok
+nl_case protect ok variant 0 0 64
+nl_case draws ok variant 1 8 0
+nl_case geometric ok variant 3 4 128
+nl_case adaptive ok variant 2 0 0
+nl_case protect-7 "8 to 256 entries" variant 0 0 7
+nl_case protect-512 "8 to 256 entries" variant 0 0 512
+nl_case variant-4 "unknown variant" variant 4 0 0
+nl_case draws-1 "draws must be 2 to 16" variant 1 1 0
+nl_case draws-17 "draws must be 2 to 16" variant 1 17 0
+nl_case geometric-0 "cap must be 1 to 16" variant 3 0 0
+nl_case stray-draws "without draws or geometric" variant 0 5 0
+nl_case variant-short "4 bytes" variant 0 0 64 variant-len 3
+nl_case variant-long "4 bytes" variant 0 0 64 variant-len 8
+nl_case unknown-attr "err" extra-attr 5
+nl_case no-stab "STAB" no-stab
+# choke, the mainline-compatible id, knows no variant attribute
+tcb qdisc del dev cp0 root 2>/dev/null
+res=$(timeout 10 "$NL" cp0 add handle 1: kind choke variant 0 0 64 2>&1)
+case $res in
+err*) ok "choke-refuses-variant: $res" ;;
+*) bad choke-refuses-variant "$res" ;;
+esac
+tcb qdisc del dev cp0 root 2>/dev/null
+ip link del cp0
+
+# --- traffic: 8 TCP streams and 4 floods at twice the link, protect --------
+ip netns add c; ip netns add s
+ip -n c link add c0 type veth peer name s0 netns s
+ip -n c addr add 10.9.0.1/24 dev c0; ip -n s addr add 10.9.0.2/24 dev s0
+ip -n c link set c0 up; ip -n c link set lo up; ip -n s link set s0 up; ip -n s link set lo up
+C() { ip netns exec c "$@"; }
+S() { ip netns exec s "$@"; }
+C tc qdisc add dev c0 root handle 1: tbf rate 4mbit burst 10kb latency 300ms
+C tc qdisc add dev c0 parent 1:1 handle 10: chokeplus limit 300 min 25 max 50 bandwidth 4mbit protect
+# and a plain choke beside it, on the way back: the two ids at once
+S tc qdisc add dev s0 root handle 1: tbf rate 4mbit burst 10kb latency 300ms
+S tc qdisc add dev s0 parent 1:1 handle 10: choke limit 300 min 25 max 50 bandwidth 4mbit
+S iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
+S iperf3 -s -1 -p 5202 -J >/dev/null 2>&1 &
+sleep 1
+C timeout $((SECS + 40)) iperf3 -c 10.9.0.2 -p 5202 -u -b 2000k -P 4 -l 1000 -w 2M \
+	-t $((SECS + 6)) -J --get-server-output >"$RUN/cp-udp.json" 2>&1 &
+udp=$!
+sleep 3
+C timeout $((SECS + 30)) iperf3 -c 10.9.0.2 -p 5201 -P 8 -t "$SECS" -J >"$RUN/cp-tcp.json" 2>&1
+wait $udp
+C tc -s -j qdisc show dev c0 >"$RUN/cp-stats.json" 2>&1
+C tc -s qdisc show dev c0 >"$RUN/cp-stats.txt" 2>&1
+S tc -s qdisc show dev s0 >"$RUN/cp-back.txt" 2>&1
+python3 - "$RUN/cp-tcp.json" "$RUN/cp-udp.json" "$RUN/cp-stats.json" <<'PY' >"$RUN/cp-traffic" 2>&1
+import json, sys
+tcp = json.load(open(sys.argv[1]))
+u = json.load(open(sys.argv[2]))
+secs = tcp["end"]["sum_received"]["seconds"]
+tcp_bps = sum(s["receiver"]["bytes"] for s in tcp["end"]["streams"]) * 8 / secs
+t0 = tcp["start"]["timestamp"]["timesecs"] - u["start"]["timestamp"]["timesecs"]
+inside = [i["sum"] for i in u["server_output_json"]["intervals"]
+          if i["sum"]["start"] >= t0 - 0.5 and i["sum"]["end"] <= t0 + secs + 1.5]
+udp_bps = sum(i["bytes"] * 8 for i in inside) / sum(i["seconds"] for i in inside)
+q = [x for x in json.load(open(sys.argv[3])) if x["kind"] == "chokeplus"][0]
+x = q  # tc puts the xstats beside the generic counters
+share = udp_bps / 4e6
+# the floods at most 1.5x their fair share 4/12 here (a test, not the
+# evaluation: make eval-kernel-peers has the figures); TCP takes the rest;
+# protect's drops counted, and dropped = early + pdrop + 2 matched + other + protect
+assert share <= 1.5 * 4 / 12, share
+assert tcp_bps / 4e6 >= 0.4, tcp_bps
+assert x["protect"] > 0, x
+assert q["drops"] == x["early"] + x["pdrop"] + 2 * x["matched"] + x["other"] + x["protect"], (q["drops"], x)
+print("floods %.3f of the link (%.2fx fair), TCP %.3f; protect dropped %d, matched %d, early %d" % (
+    share, share / (4 / 12), tcp_bps / 4e6, x["protect"], x["matched"], x["early"]))
+PY
+if [ $? = 0 ]; then ok "traffic: $(cat "$RUN/cp-traffic")"; else bad traffic "$(tail -3 "$RUN/cp-traffic")"; fi
+if grep -q "matched [0-9]* protect [1-9]" "$RUN/cp-stats.txt"; then ok "stats-text: $(grep -o 'marked.*' "$RUN/cp-stats.txt")"
+else bad stats-text "$(cat "$RUN/cp-stats.txt")"; fi
+if grep -q "qdisc choke 10:" "$RUN/cp-back.txt"; then ok "side-by-side: choke and chokeplus at once"
+else bad side-by-side "$(cat "$RUN/cp-back.txt")"; fi
+for p in $(ip netns pids s) $(ip netns pids c); do kill "$p" 2>/dev/null; done
+sleep 1
+ip netns del c; ip netns del s
+
+# --- unload ----------------------------------------------------------------------
+if rmmod sch_libchoke 2>"$RUN/cp-rmmod.err"; then ok "rmmod"
+else bad rmmod "$(cat "$RUN/cp-rmmod.err")"; fi
+echo "chokeplus: $n tests, $fails failed"
+[ $fails = 0 ]
