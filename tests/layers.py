@@ -7,7 +7,13 @@ ALLOWED; nothing outside src/cli includes src/cli; and the graph of
 quoted includes has no cycle. Prints every violation and exits 1, or
 prints a one-line summary and exits 0.
 
-Usage: python3 tests/layers.py [--graph]   (--graph: the room graph as text)
+Usage: python3 tests/layers.py [--graph | --rules | --update-doc]
+  --graph       the room graph as it is (who includes whom), as text
+  --rules       the rules (ALLOWED) as the Markdown table docs/architecture.md
+                carries between its layers:begin and layers:end markers
+  --update-doc  rewrite that table in docs/architecture.md from ALLOWED
+Without an option the check also fails when docs/architecture.md's table
+is not the one ALLOWED gives, so the page and the check cannot drift.
 """
 import os
 import re
@@ -24,7 +30,7 @@ ALLOWED = {
     "bridge": {"core", "params", "pkt", "util"},
     "exporter": {"core", "params", "util", "bridge"},
     "cli": {"core", "params", "pkt", "util", "sim", "replay", "bridge", "exporter"},
-    "kmod": {"core", "pkt"},
+    "kmod": {"core"},
     # kmod/tc: the tc plugin of the module's chokeplus id, userspace: the
     # words of choke params and the module's netlink header
     "kmod/tc": {"core", "params", "kmod"},
@@ -129,9 +135,66 @@ def self_test():
     print("ok   layers/self-test: a reach upwards, an include of the CLI and a cycle are found")
 
 
+DOC = "docs/architecture.md"
+BEGIN, END = "<!-- layers:begin (tests/layers.py --update-doc) -->", "<!-- layers:end -->"
+WHAT = {
+    "core": "src/core, include/choke/core.h, hh.h: the queue discipline (libchoke)",
+    "pkt": "src/pkt, include/choke/pkt.h: flow keys, ECN marking, checksums",
+    "params": "src/params, include/choke/params.h: tc's words to a configuration",
+    "util": "src/util: JSON escaping, safe output files, options and the command table's parser",
+    "sim": "src/sim: the simulator, its runner, sweeps, reports and plots",
+    "replay": "src/replay: the pcap what-if replayer",
+    "bridge": "src/bridge: choke bridge, its data path, counters and control socket",
+    "exporter": "src/exporter: choke exporter (rtnetlink, HTTP, OpenMetrics)",
+    "cli": "src/cli: the choke command (one file per command) and choke-demo",
+    "kmod": "kmod: sch_libchoke.ko, the kernel host",
+    "kmod/tc": "kmod/tc: the tc plugin of the module's chokeplus id",
+    "bench": "bench: choke-bench and choke-blast",
+    "ns3": "ns3: ns3::ChokeQueueDisc",
+    "tests": "tests: unit, differential and CLI tests",
+    "fuzz": "fuzz: libFuzzer targets",
+}
+
+
+def rules_table():
+    rows = ["| room | what it is | may include |", "|---|---|---|"]
+    for r in ALLOWED:
+        rows.append("| `%s` | %s | %s |" % (
+            r, WHAT[r], ", ".join("`%s`" % x for x in sorted(ALLOWED[r])) or "nothing else"))
+    return "\n".join(rows) + "\n"
+
+
+def doc_block(text):
+    """The table between the markers in text, or None."""
+    i, j = text.find(BEGIN), text.find(END)
+    if i < 0 or j < i:
+        return None
+    return text[i + len(BEGIN):j].strip("\n") + "\n"
+
+
+def update_doc():
+    text = open(DOC, encoding="utf-8").read()
+    if doc_block(text) is None:
+        print("layers: %s has no %s ... %s markers" % (DOC, BEGIN, END))
+        return 1
+    i, j = text.find(BEGIN), text.find(END)
+    new = text[:i + len(BEGIN)] + "\n" + rules_table() + text[j:]
+    tmp = DOC + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(new)
+    os.replace(tmp, DOC)
+    print("layers: rewrote the rules table in " + DOC)
+    return 0
+
+
 def main():
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     os.chdir(top)
+    if "--rules" in sys.argv:
+        sys.stdout.write(rules_table())
+        return 0
+    if "--update-doc" in sys.argv:
+        return update_doc()
     self_test()
     texts = {}
     for root in ("src", "include", "kmod", "bench", "tests", "fuzz", "ns3"):
@@ -144,6 +207,16 @@ def main():
     if "--graph" in sys.argv:
         for r in sorted(rooms):
             print("%-9s -> %s" % (r, ", ".join(sorted(rooms[r]))))
+    try:
+        block = doc_block(open(DOC, encoding="utf-8").read())
+    except OSError as e:
+        block = None
+        bad.append("cannot read %s: %s" % (DOC, e.strerror))
+    if block is not None and block != rules_table():
+        bad.append("%s's rules table is not ALLOWED's: run python3 tests/layers.py "
+                   "--update-doc (and say why the rules changed)" % DOC)
+    elif block is None and not any(b.startswith("cannot read") for b in bad):
+        bad.append("%s has no rules table between its layers markers" % DOC)
     for b in bad:
         print("FAIL layers: " + b)
     if bad:
