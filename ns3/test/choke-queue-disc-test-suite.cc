@@ -1311,7 +1311,7 @@ class ChokeAttributesTestCase : public TestCase
             {{{"Discipline", V(EnumValue(ChokeQueueDisc::RED))},
               {"Protect", V(UintegerValue(64))},
               {"LinkBandwidth", link}},
-             "protect applies to choke only"},
+             "\"protect\" applies to choke only"},
             {{{"LInterm", V(DoubleValue(0))}, {"LinkBandwidth", link}}, "LInterm 0"},
             {{{"QW", V(DoubleValue(2))}, {"LinkBandwidth", link}}, "QW 2"},
             {{{"QW", V(DoubleValue(-1))}, {"LinkBandwidth", link}}, "QW -1"},
