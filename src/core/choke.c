@@ -307,14 +307,23 @@ bool choke_change_needs_ring(const struct choke *q, uint32_t limit)
 /* ------------------------------------------------------------------ */
 /* ring                                                                */
 
+/* The head after the slot at head and any holes after it (tab, mask and
+ * tail as in the instance). */
+static inline uint32_t ring_next_head(const struct choke_slot *tab, uint32_t mask,
+				      uint32_t tail, uint32_t head)
+{
+	do {
+		head = (head + 1) & mask;
+		if (head == tail)
+			break;
+	} while (tab[head].pkt == NULL);
+	return head;
+}
+
 /* Advance head past the slot it is on and any holes after it. */
 static inline void ring_zap_head_holes(struct choke *q)
 {
-	do {
-		q->head = (q->head + 1) & q->mask;
-		if (q->head == q->tail)
-			break;
-	} while (q->tab[q->head].pkt == NULL);
+	q->head = ring_next_head(q->tab, q->mask, q->tail, q->head);
 }
 
 /*
@@ -325,11 +334,10 @@ static inline void ring_zap_head_holes(struct choke *q)
  * the loop above, whose branch is always predicted and which therefore does
  * not make the next head wait for the load of the next slot.
  */
-static inline void ring_zap_head_holes_choke(struct choke *q)
+static inline uint32_t ring_next_head_choke(const struct choke_slot *tab, uint32_t mask,
+					    uint32_t tail, uint32_t head)
 {
-	const struct choke_slot *tab = q->tab;
-	uint32_t mask = q->mask, tail = q->tail;
-	uint32_t h = (q->head + 1) & mask;
+	uint32_t h = (head + 1) & mask;
 	uint32_t hole = (uint32_t)(h != tail) & (uint32_t)(tab[h].pkt == NULL);
 
 	h = (h + hole) & mask;
@@ -339,7 +347,12 @@ static inline void ring_zap_head_holes_choke(struct choke *q)
 			h = (h + 1) & mask;
 		} while (h != tail && tab[h].pkt == NULL);
 	}
-	q->head = h;
+	return h;
+}
+
+static inline void ring_zap_head_holes_choke(struct choke *q)
+{
+	q->head = ring_next_head_choke(q->tab, q->mask, q->tail, q->head);
 }
 
 /* Remove the holes between head and tail in place, keeping order. */
@@ -781,8 +794,11 @@ static inline int red_decide(struct choke *q, uint32_t len, unsigned pkt_flags)
 	return congestion_drop(q, CHOKE_DROP_EARLY);
 }
 
-enum choke_outcome choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
-				 unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
+/* One arrival, every kind and option: choke_enqueue, and the burst path
+ * for what its specialised loops do not take. */
+static inline __attribute__((__always_inline__)) enum choke_outcome
+enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, unsigned pkt_flags,
+	    uint64_t now_ns, struct choke_verdict *v)
 {
 	int outcome = -1;
 	struct choke_slot *s;
@@ -828,6 +844,12 @@ enum choke_outcome choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint3
 	return outcome < 0 ? CHOKE_QUEUED : (enum choke_outcome)outcome;
 }
 
+enum choke_outcome choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
+				 unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
+{
+	return enqueue_one(q, pkt, len, flow, pkt_flags, now_ns, v);
+}
+
 /* ------------------------------------------------------------------ */
 /* dequeue, peek, reset, change                                        */
 
@@ -860,6 +882,345 @@ void *choke_dequeue(struct choke *q, uint64_t now_ns, uint32_t *len)
 	if (unlikely(q->protect))
 		protect_departure(q);
 	return pkt;
+}
+
+/* ------------------------------------------------------------------ */
+/* bursts                                                              */
+
+uint32_t choke_victims_per_arrival(const struct choke *q)
+{
+	if (q->kind != CHOKE_KIND_CHOKE)
+		return 0;
+	if (q->variant == CHOKE_VAR_NONE)
+		return 1;
+	if (q->variant == CHOKE_VAR_ADAPTIVE)
+		return 2 * CHOKE_ADAPTIVE_REGIONS;
+	return q->draws;
+}
+
+/* Any kind, any option: arrivals i .. n - 1 through enqueue_one. Returns
+ * the victims written at victim[nv ..]. */
+static uint32_t enqueue_burst_any(struct choke *q, void *const pkt[], const uint32_t len[],
+				  const uint32_t flow[], const uint8_t pkt_flags[],
+				  uint32_t i, uint32_t n, uint64_t now_ns,
+				  uint8_t outcome[], struct choke_victim victim[], uint32_t nv)
+{
+	struct choke_verdict v;
+	uint32_t k;
+
+	for (; i < n; i++) {
+		outcome[i] = (uint8_t)enqueue_one(q, pkt[i], len[i], flow[i],
+						  pkt_flags ? pkt_flags[i] : 0u, now_ns, &v);
+		for (k = 0; k < v.nvictims; k++, nv++) {
+			victim[nv].pkt = v.victim[k];
+			victim[nv].len = v.victim_len[k];
+			victim[nv].arrival = i;
+		}
+	}
+	return nv;
+}
+
+/*
+ * FIFO: tail drop at limit only (enqueue_one for CHOKE_KIND_FIFO, which
+ * neither reads the time nor ends an idle period).
+ */
+static void enqueue_burst_fifo(struct choke *q, void *const pkt[], const uint32_t len[],
+			       const uint32_t flow[], uint32_t n, uint8_t outcome[])
+{
+	struct choke_slot *tab = q->tab;
+	const uint32_t mask = q->mask, limit = q->limit;
+	uint32_t head = q->head, tail = q->tail, qlen = q->qlen, i;
+	uint64_t backlog = q->backlog, bytes = 0, pdrop = 0, wrap = 0;
+
+	for (i = 0; i < n; i++) {
+		uint32_t l = len[i], span;
+
+		bytes += l;
+		if (unlikely(qlen >= limit)) {
+			pdrop++;
+			outcome[i] = CHOKE_DROP_LIMIT;
+			continue;
+		}
+		span = (tail - head) & mask;
+		wrap += span == (mask >> 1);
+		if (unlikely(span == mask)) {
+			q->tail = tail;
+			ring_compact(q);
+			tail = q->tail;
+		}
+		tab[tail].pkt = pkt[i];
+		tab[tail].len = l;
+		tab[tail].flow = flow[i];
+		tail = (tail + 1) & mask;
+		qlen++;
+		backlog += l;
+		outcome[i] = CHOKE_QUEUED;
+	}
+	q->tail = tail;
+	q->qlen = qlen;
+	q->backlog = backlog;
+	q->stats.offered_pkts += n;
+	q->stats.offered_bytes += bytes;
+	q->stats.pdrop += pdrop;
+	q->stats.drops += pdrop;
+	q->stats.wrap_avoided += wrap;
+}
+
+/*
+ * Mainline CHOKe (no variant, no protect, packets, the built-in generator,
+ * no same_flow hook) with the queue not idle: enqueue_one's decisions with
+ * the ring, the RED state and the generator in registers and the counters
+ * summed for the burst. While arrival i is decided, the slot arrival i + 1
+ * will draw first is prefetched, on the guess that arrival i takes one
+ * random number and is admitted (a wrong guess costs a useless prefetch,
+ * never a different decision). Returns the victims written.
+ */
+static uint32_t enqueue_burst_choke(struct choke *q, void *const pkt[], const uint32_t len[],
+				    const uint32_t flow[], const uint8_t pkt_flags[],
+				    uint32_t n, uint8_t outcome[], struct choke_victim victim[])
+{
+	struct choke_slot *tab = q->tab;
+	const uint32_t mask = q->mask, limit = q->limit;
+	const uint32_t qth_min = q->qth_min, qth_max = q->qth_max, div = q->max_P_div;
+	const uint8_t Wlog = q->Wlog;
+	const bool harddrop = q->flags & CHOKE_FLAG_HARDDROP, ecn = q->flags & CHOKE_FLAG_ECN;
+	const uint64_t inc = q->rng_inc;
+	uint32_t head = q->head, tail = q->tail, qlen = q->qlen, qR = q->qR;
+	uint64_t backlog = q->backlog, qavg = q->qavg, st = q->rng_state;
+	int32_t qcount = q->qcount;
+	uint64_t bytes = 0, draws = 0, matched = 0, drops = 0, overlimits = 0, pdrop = 0;
+	uint64_t forced_drop = 0, forced_mark = 0, prob_drop = 0, prob_mark = 0, wrap = 0;
+	uint32_t nv = 0, i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t l = len[i], f = flow[i], span;
+		bool ect = pkt_flags && (pkt_flags[i] & CHOKE_PKT_ECN_CAPABLE);
+		bool marked = false;
+
+		bytes += l;
+		qavg = red_avg_busy(qavg, Wlog, qlen);
+		if (qavg <= qth_min) {
+			qcount = -1;
+			goto admit;
+		}
+		if (likely(head != tail)) {
+			const struct choke_slot *s;
+			uint32_t idx = head;
+			int tries;
+
+			span = (tail - head) & mask;
+			{
+				/* the next arrival's first draw, guessed */
+				uint64_t g = st * 6364136223846793005ull + inc;
+				uint32_t r = pcg32_next(&g, inc);
+
+				__builtin_prefetch(&tab[(head + (uint32_t)(((uint64_t)r *
+						       (span + 1)) >> 32)) & mask]);
+			}
+			for (tries = 3; tries > 0; tries--) {
+				uint32_t r = pcg32_next(&st, inc);
+
+				idx = (head + (uint32_t)(((uint64_t)r * span) >> 32)) & mask;
+				if (likely(tab[idx].pkt != NULL))
+					break;
+			}
+			if (!tries)
+				idx = head;
+			draws++;
+			s = &tab[idx];
+			if (s->flow == f) {
+				victim[nv].pkt = s->pkt;
+				victim[nv].len = s->len;
+				victim[nv].arrival = i;
+				nv++;
+				tab[idx].pkt = NULL;
+				if (idx == head)
+					head = ring_next_head(tab, mask, tail, head);
+				qlen--;
+				backlog -= s->len;
+				matched++;
+				drops += 2;
+				outcome[i] = CHOKE_DROP_MATCH;
+				continue;
+			}
+		}
+		if (qavg > qth_max) {
+			qcount = -1;
+			overlimits++;
+			if (harddrop || !ecn || !ect) {
+				forced_drop++;
+				drops++;
+				outcome[i] = CHOKE_DROP_FORCED;
+				continue;
+			}
+			forced_mark++;
+			marked = true;
+			goto admit;
+		}
+		qcount = red_qcount_inc(qcount);
+		if (qcount == 0) {
+			qR = pcg32_next(&st, inc) / div;
+			goto admit;
+		}
+		if (!red_mark_probability(qavg, qth_min, Wlog, qcount, qR))
+			goto admit;
+		qcount = 0;
+		qR = pcg32_next(&st, inc) / div;
+		overlimits++;
+		if (!ecn || !ect) {
+			prob_drop++;
+			drops++;
+			outcome[i] = CHOKE_DROP_EARLY;
+			continue;
+		}
+		prob_mark++;
+		marked = true;
+admit:
+		if (unlikely(qlen >= limit)) {
+			pdrop++;
+			drops++;
+			outcome[i] = CHOKE_DROP_LIMIT;
+			continue;
+		}
+		span = (tail - head) & mask;
+		wrap += span == (mask >> 1);
+		if (unlikely(span == mask)) {
+			q->head = head;
+			q->tail = tail;
+			ring_compact(q);
+			tail = q->tail;
+		}
+		tab[tail].pkt = pkt[i];
+		tab[tail].len = l;
+		tab[tail].flow = f;
+		tail = (tail + 1) & mask;
+		qlen++;
+		backlog += l;
+		outcome[i] = marked ? CHOKE_QUEUED_MARKED : CHOKE_QUEUED;
+	}
+	q->head = head;
+	q->tail = tail;
+	q->qlen = qlen;
+	q->backlog = backlog;
+	q->qavg = qavg;
+	q->qcount = qcount;
+	q->qR = qR;
+	q->rng_state = st;
+	q->stats.offered_pkts += n;
+	q->stats.offered_bytes += bytes;
+	q->stats.draws += draws;
+	q->stats.matched += matched;
+	q->stats.match_victims += matched;
+	q->stats.drops += drops;
+	q->stats.overlimits += overlimits;
+	q->stats.forced_drop += forced_drop;
+	q->stats.forced_mark += forced_mark;
+	q->stats.prob_drop += prob_drop;
+	q->stats.prob_mark += prob_mark;
+	q->stats.pdrop += pdrop;
+	q->stats.wrap_avoided += wrap;
+	return nv;
+}
+
+int choke_enqueue_burst(struct choke *q, void *const pkt[], const uint32_t len[],
+			const uint32_t flow[], const uint8_t pkt_flags[], uint32_t n,
+			uint64_t now_ns, uint8_t outcome[], struct choke_victim victim[],
+			uint32_t victim_cap, uint32_t *nvictims)
+{
+	uint32_t per = choke_victims_per_arrival(q), nv = 0, i = 0;
+
+	*nvictims = 0;
+	if ((uint64_t)n * per > victim_cap)
+		return CHOKE_EINVAL;
+	if (!n)
+		return 0;
+	if (q->kind == CHOKE_KIND_FIFO) {
+		enqueue_burst_fifo(q, pkt, len, flow, n, outcome);
+		return 0;
+	}
+	if (q->kind == CHOKE_KIND_CHOKE && !q->variant && !q->protect && !q->bytes_mode &&
+	    !q->ops.random_u32 && !q->ops.same_flow) {
+		/* the one idle check of the burst: an idle period ends at the
+		 * first arrival, the others find the queue busy */
+		uint32_t k, more;
+
+		if (unlikely(q->idle)) {
+			nv = enqueue_burst_any(q, pkt, len, flow, pkt_flags, 0, 1, now_ns,
+					       outcome, victim, 0);
+			i = 1;
+		}
+		more = enqueue_burst_choke(q, pkt + i, len + i, flow + i,
+					   pkt_flags ? pkt_flags + i : NULL, n - i,
+					   outcome + i, victim + nv);
+		/* arrival indices of the whole burst */
+		for (k = nv; i && k < nv + more; k++)
+			victim[k].arrival += i;
+		*nvictims = nv + more;
+		return 0;
+	}
+	*nvictims = enqueue_burst_any(q, pkt, len, flow, pkt_flags, 0, n, now_ns, outcome,
+				      victim, 0);
+	return 0;
+}
+
+uint32_t choke_dequeue_burst(struct choke *q, uint64_t now_ns, void *pkt[], uint32_t len[],
+			     uint32_t n)
+{
+	struct choke_slot *tab = q->tab;
+	const uint32_t mask = q->mask, tail = q->tail;
+	uint32_t head = q->head, k;
+	uint64_t bytes = 0;
+
+	if (unlikely(q->protect)) {
+		/* protect counts every departure: one at a time */
+		for (k = 0; k < n; k++) {
+			uint32_t l = 0;
+
+			pkt[k] = choke_dequeue(q, now_ns, &l);
+			if (!pkt[k])
+				return k;
+			if (len)
+				len[k] = l;
+		}
+		return n;
+	}
+	if (q->kind == CHOKE_KIND_CHOKE) {
+		for (k = 0; k < n && head != tail; k++) {
+			struct choke_slot *s = &tab[head];
+			uint32_t l = s->len;
+
+			pkt[k] = s->pkt;
+			if (len)
+				len[k] = l;
+			s->pkt = NULL;
+			bytes += l;
+			head = ring_next_head_choke(tab, mask, tail, head);
+		}
+	} else {
+		for (k = 0; k < n && head != tail; k++) {
+			struct choke_slot *s = &tab[head];
+			uint32_t l = s->len;
+
+			pkt[k] = s->pkt;
+			if (len)
+				len[k] = l;
+			s->pkt = NULL;
+			bytes += l;
+			head = ring_next_head(tab, mask, tail, head);
+		}
+	}
+	q->head = head;
+	q->qlen -= k;
+	q->backlog -= bytes;
+	q->stats.sent_pkts += k;
+	q->stats.sent_bytes += bytes;
+	if (k < n && !q->idle) {
+		/* the call that found the queue empty */
+		q->idle = true;
+		q->idle_start_ns = now_ns;
+		q->pr.idled = 1;
+	}
+	return k;
 }
 
 void *choke_peek(const struct choke *q)
