@@ -921,32 +921,64 @@ static uint32_t enqueue_burst_any(struct choke *q, void *const pkt[], const uint
 }
 
 /*
+ * Does a burst of n arrivals stay clear of the admission's rare cases? The
+ * queue grows by at most one packet and the span by at most one slot per
+ * arrival, so if qlen + n <= limit no arrival finds the queue full, and if
+ * span + n <= mask / 2 none finds the span at mainline's wrap point or the
+ * ring full of packets and holes. Then the loops below leave those tests
+ * out.
+ */
+static inline bool burst_has_room(const struct choke *q, uint32_t n)
+{
+	return (uint64_t)q->qlen + n <= q->limit &&
+	       (uint64_t)choke_span(q) + n <= (q->mask >> 1);
+}
+
+/* The admission at tail when burst_has_room() did not say so: the limit,
+ * the wrap count and the compaction, as enqueue_one. Returns false for a
+ * tail drop (counted). */
+static inline bool burst_admit_checks(struct choke *q, uint32_t qlen, uint32_t head,
+				      uint32_t *tail)
+{
+	uint32_t span;
+
+	if (unlikely(qlen >= q->limit)) {
+		q->stats.pdrop++;
+		q->stats.drops++;
+		return false;
+	}
+	span = (*tail - head) & q->mask;
+	if (span == (q->mask >> 1))
+		q->stats.wrap_avoided++;
+	if (unlikely(span == q->mask)) {
+		q->head = head;
+		q->tail = *tail;
+		ring_compact(q);
+		*tail = q->tail;
+	}
+	return true;
+}
+
+/*
  * FIFO: tail drop at limit only (enqueue_one for CHOKE_KIND_FIFO, which
  * neither reads the time nor ends an idle period).
  */
-static void enqueue_burst_fifo(struct choke *q, void *const pkt[], const uint32_t len[],
-			       const uint32_t flow[], uint32_t n, uint8_t outcome[])
+static inline __attribute__((__always_inline__)) void
+enqueue_burst_fifo(struct choke *q, void *const pkt[], const uint32_t len[],
+		   const uint32_t flow[], uint32_t n, uint8_t outcome[], const bool room)
 {
 	struct choke_slot *tab = q->tab;
-	const uint32_t mask = q->mask, limit = q->limit;
-	uint32_t head = q->head, tail = q->tail, qlen = q->qlen, i;
-	uint64_t backlog = q->backlog, bytes = 0, pdrop = 0, wrap = 0;
+	const uint32_t mask = q->mask, head = q->head;
+	uint32_t tail = q->tail, qlen = q->qlen, i;
+	uint64_t backlog = q->backlog, bytes = 0;
 
 	for (i = 0; i < n; i++) {
-		uint32_t l = len[i], span;
+		uint32_t l = len[i];
 
 		bytes += l;
-		if (unlikely(qlen >= limit)) {
-			pdrop++;
+		if (!room && !burst_admit_checks(q, qlen, head, &tail)) {
 			outcome[i] = CHOKE_DROP_LIMIT;
 			continue;
-		}
-		span = (tail - head) & mask;
-		wrap += span == (mask >> 1);
-		if (unlikely(span == mask)) {
-			q->tail = tail;
-			ring_compact(q);
-			tail = q->tail;
 		}
 		tab[tail].pkt = pkt[i];
 		tab[tail].len = l;
@@ -961,71 +993,58 @@ static void enqueue_burst_fifo(struct choke *q, void *const pkt[], const uint32_
 	q->backlog = backlog;
 	q->stats.offered_pkts += n;
 	q->stats.offered_bytes += bytes;
-	q->stats.pdrop += pdrop;
-	q->stats.drops += pdrop;
-	q->stats.wrap_avoided += wrap;
 }
 
 /*
  * Mainline CHOKe (no variant, no protect, packets, the built-in generator,
  * no same_flow hook) with the queue not idle: enqueue_one's decisions with
- * the ring, the RED state and the generator in registers and the counters
- * summed for the burst. While arrival i is decided, the slot arrival i + 1
- * will draw first is prefetched, on the guess that arrival i takes one
- * random number and is admitted (a wrong guess costs a useless prefetch,
- * never a different decision). Returns the victims written.
+ * the ring, the RED average and count and the generator in registers.
+ * The settings are read from q where used (one cache line) and the
+ * counters of rare events are counted in q directly, so that the loop's
+ * state stays in registers. Returns the victims written.
  */
-static uint32_t enqueue_burst_choke(struct choke *q, void *const pkt[], const uint32_t len[],
-				    const uint32_t flow[], const uint8_t pkt_flags[],
-				    uint32_t n, uint8_t outcome[], struct choke_victim victim[])
+static inline __attribute__((__always_inline__)) uint32_t
+enqueue_burst_choke(struct choke *q, void *const pkt[], const uint32_t len[],
+		    const uint32_t flow[], const uint8_t pkt_flags[], uint32_t n,
+		    uint8_t outcome[], struct choke_victim victim[], const bool room)
 {
 	struct choke_slot *tab = q->tab;
-	const uint32_t mask = q->mask, limit = q->limit;
-	const uint32_t qth_min = q->qth_min, qth_max = q->qth_max, div = q->max_P_div;
-	const uint8_t Wlog = q->Wlog;
-	const bool harddrop = q->flags & CHOKE_FLAG_HARDDROP, ecn = q->flags & CHOKE_FLAG_ECN;
-	const uint64_t inc = q->rng_inc;
-	uint32_t head = q->head, tail = q->tail, qlen = q->qlen, qR = q->qR;
-	uint64_t backlog = q->backlog, qavg = q->qavg, st = q->rng_state;
+	const uint32_t mask = q->mask;
+	uint32_t head = q->head, tail = q->tail, qlen = q->qlen;
+	uint64_t backlog = q->backlog, qavg = q->qavg, st = q->rng_state, bytes = 0;
 	int32_t qcount = q->qcount;
-	uint64_t bytes = 0, draws = 0, matched = 0, drops = 0, overlimits = 0, pdrop = 0;
-	uint64_t forced_drop = 0, forced_mark = 0, prob_drop = 0, prob_mark = 0, wrap = 0;
-	uint32_t nv = 0, i;
+	uint32_t nv = 0, draws = 0, i;
 
 	for (i = 0; i < n; i++) {
-		uint32_t l = len[i], f = flow[i], span;
-		bool ect = pkt_flags && (pkt_flags[i] & CHOKE_PKT_ECN_CAPABLE);
-		bool marked = false;
+		uint32_t l = len[i], f = flow[i];
+		uint8_t out = CHOKE_QUEUED;
 
 		bytes += l;
-		qavg = red_avg_busy(qavg, Wlog, qlen);
-		if (qavg <= qth_min) {
+		qavg = red_avg_busy(qavg, q->Wlog, qlen);
+		if (qavg <= q->qth_min) {
 			qcount = -1;
 			goto admit;
 		}
 		if (likely(head != tail)) {
-			const struct choke_slot *s;
-			uint32_t idx = head;
+			const uint64_t inc = q->rng_inc;
+			uint32_t span = (tail - head) & mask, idx;
+			struct choke_slot *s;
 			int tries;
 
-			span = (tail - head) & mask;
-			{
-				/* the next arrival's first draw, guessed */
-				uint64_t g = st * 6364136223846793005ull + inc;
-				uint32_t r = pcg32_next(&g, inc);
+			/* sch_choke's three tries, the first one inline */
+			idx = (head + (uint32_t)(((uint64_t)pcg32_next(&st, inc) * span) >> 32)) &
+			      mask;
+			if (unlikely(tab[idx].pkt == NULL)) {
+				for (tries = 2; tries > 0; tries--) {
+					uint32_t r = pcg32_next(&st, inc);
 
-				__builtin_prefetch(&tab[(head + (uint32_t)(((uint64_t)r *
-						       (span + 1)) >> 32)) & mask]);
+					idx = (head + (uint32_t)(((uint64_t)r * span) >> 32)) & mask;
+					if (tab[idx].pkt != NULL)
+						break;
+				}
+				if (!tries)
+					idx = head;
 			}
-			for (tries = 3; tries > 0; tries--) {
-				uint32_t r = pcg32_next(&st, inc);
-
-				idx = (head + (uint32_t)(((uint64_t)r * span) >> 32)) & mask;
-				if (likely(tab[idx].pkt != NULL))
-					break;
-			}
-			if (!tries)
-				idx = head;
 			draws++;
 			s = &tab[idx];
 			if (s->flow == f) {
@@ -1033,62 +1052,52 @@ static uint32_t enqueue_burst_choke(struct choke *q, void *const pkt[], const ui
 				victim[nv].len = s->len;
 				victim[nv].arrival = i;
 				nv++;
-				tab[idx].pkt = NULL;
-				if (idx == head)
+				s->pkt = NULL;
+				if (unlikely(idx == head))
 					head = ring_next_head(tab, mask, tail, head);
 				qlen--;
 				backlog -= s->len;
-				matched++;
-				drops += 2;
 				outcome[i] = CHOKE_DROP_MATCH;
 				continue;
 			}
 		}
-		if (qavg > qth_max) {
+		if (unlikely(qavg > q->qth_max)) {
 			qcount = -1;
-			overlimits++;
-			if (harddrop || !ecn || !ect) {
-				forced_drop++;
-				drops++;
+			q->stats.overlimits++;
+			if ((q->flags & CHOKE_FLAG_HARDDROP) || !(q->flags & CHOKE_FLAG_ECN) ||
+			    !pkt_flags || !(pkt_flags[i] & CHOKE_PKT_ECN_CAPABLE)) {
+				q->stats.forced_drop++;
+				q->stats.drops++;
 				outcome[i] = CHOKE_DROP_FORCED;
 				continue;
 			}
-			forced_mark++;
-			marked = true;
+			q->stats.forced_mark++;
+			out = CHOKE_QUEUED_MARKED;
 			goto admit;
 		}
 		qcount = red_qcount_inc(qcount);
-		if (qcount == 0) {
-			qR = pcg32_next(&st, inc) / div;
+		if (unlikely(qcount == 0)) {
+			q->qR = pcg32_next(&st, q->rng_inc) / q->max_P_div;
 			goto admit;
 		}
-		if (!red_mark_probability(qavg, qth_min, Wlog, qcount, qR))
+		if (likely(!red_mark_probability(qavg, q->qth_min, q->Wlog, qcount, q->qR)))
 			goto admit;
 		qcount = 0;
-		qR = pcg32_next(&st, inc) / div;
-		overlimits++;
-		if (!ecn || !ect) {
-			prob_drop++;
-			drops++;
+		q->qR = pcg32_next(&st, q->rng_inc) / q->max_P_div;
+		q->stats.overlimits++;
+		if (!(q->flags & CHOKE_FLAG_ECN) || !pkt_flags ||
+		    !(pkt_flags[i] & CHOKE_PKT_ECN_CAPABLE)) {
+			q->stats.prob_drop++;
+			q->stats.drops++;
 			outcome[i] = CHOKE_DROP_EARLY;
 			continue;
 		}
-		prob_mark++;
-		marked = true;
+		q->stats.prob_mark++;
+		out = CHOKE_QUEUED_MARKED;
 admit:
-		if (unlikely(qlen >= limit)) {
-			pdrop++;
-			drops++;
+		if (!room && !burst_admit_checks(q, qlen, head, &tail)) {
 			outcome[i] = CHOKE_DROP_LIMIT;
 			continue;
-		}
-		span = (tail - head) & mask;
-		wrap += span == (mask >> 1);
-		if (unlikely(span == mask)) {
-			q->head = head;
-			q->tail = tail;
-			ring_compact(q);
-			tail = q->tail;
 		}
 		tab[tail].pkt = pkt[i];
 		tab[tail].len = l;
@@ -1096,7 +1105,7 @@ admit:
 		tail = (tail + 1) & mask;
 		qlen++;
 		backlog += l;
-		outcome[i] = marked ? CHOKE_QUEUED_MARKED : CHOKE_QUEUED;
+		outcome[i] = out;
 	}
 	q->head = head;
 	q->tail = tail;
@@ -1104,21 +1113,13 @@ admit:
 	q->backlog = backlog;
 	q->qavg = qavg;
 	q->qcount = qcount;
-	q->qR = qR;
 	q->rng_state = st;
 	q->stats.offered_pkts += n;
 	q->stats.offered_bytes += bytes;
 	q->stats.draws += draws;
-	q->stats.matched += matched;
-	q->stats.match_victims += matched;
-	q->stats.drops += drops;
-	q->stats.overlimits += overlimits;
-	q->stats.forced_drop += forced_drop;
-	q->stats.forced_mark += forced_mark;
-	q->stats.prob_drop += prob_drop;
-	q->stats.prob_mark += prob_mark;
-	q->stats.pdrop += pdrop;
-	q->stats.wrap_avoided += wrap;
+	q->stats.matched += nv;
+	q->stats.match_victims += nv;
+	q->stats.drops += 2 * (uint64_t)nv;
 	return nv;
 }
 
@@ -1127,49 +1128,82 @@ int choke_enqueue_burst(struct choke *q, void *const pkt[], const uint32_t len[]
 			uint64_t now_ns, uint8_t outcome[], struct choke_victim victim[],
 			uint32_t victim_cap, uint32_t *nvictims)
 {
-	uint32_t per = choke_victims_per_arrival(q), nv = 0, i = 0;
+	uint32_t nv = 0, i = 0, k, more;
 
 	*nvictims = 0;
-	if ((uint64_t)n * per > victim_cap)
+	if ((uint64_t)n * choke_victims_per_arrival(q) > victim_cap)
 		return CHOKE_EINVAL;
 	if (!n)
 		return 0;
 	if (q->kind == CHOKE_KIND_FIFO) {
-		enqueue_burst_fifo(q, pkt, len, flow, n, outcome);
+		if (likely(burst_has_room(q, n)))
+			enqueue_burst_fifo(q, pkt, len, flow, n, outcome, true);
+		else
+			enqueue_burst_fifo(q, pkt, len, flow, n, outcome, false);
 		return 0;
 	}
-	if (q->kind == CHOKE_KIND_CHOKE && !q->variant && !q->protect && !q->bytes_mode &&
-	    !q->ops.random_u32 && !q->ops.same_flow) {
-		/* the one idle check of the burst: an idle period ends at the
-		 * first arrival, the others find the queue busy */
-		uint32_t k, more;
-
-		if (unlikely(q->idle)) {
-			nv = enqueue_burst_any(q, pkt, len, flow, pkt_flags, 0, 1, now_ns,
-					       outcome, victim, 0);
-			i = 1;
-		}
+	if (q->kind != CHOKE_KIND_CHOKE || q->variant || q->protect || q->bytes_mode ||
+	    q->ops.random_u32 || q->ops.same_flow) {
+		*nvictims = enqueue_burst_any(q, pkt, len, flow, pkt_flags, 0, n, now_ns,
+					      outcome, victim, 0);
+		return 0;
+	}
+	/* the one idle check of the burst: an idle period ends at the first
+	 * arrival, the others find the queue busy */
+	if (unlikely(q->idle)) {
+		nv = enqueue_burst_any(q, pkt, len, flow, pkt_flags, 0, 1, now_ns, outcome,
+				       victim, 0);
+		i = 1;
+	}
+	if (likely(burst_has_room(q, n - i)))
 		more = enqueue_burst_choke(q, pkt + i, len + i, flow + i,
-					   pkt_flags ? pkt_flags + i : NULL, n - i,
-					   outcome + i, victim + nv);
-		/* arrival indices of the whole burst */
-		for (k = nv; i && k < nv + more; k++)
-			victim[k].arrival += i;
-		*nvictims = nv + more;
-		return 0;
-	}
-	*nvictims = enqueue_burst_any(q, pkt, len, flow, pkt_flags, 0, n, now_ns, outcome,
-				      victim, 0);
+					   pkt_flags ? pkt_flags + i : NULL, n - i, outcome + i,
+					   victim + nv, true);
+	else
+		more = enqueue_burst_choke(q, pkt + i, len + i, flow + i,
+					   pkt_flags ? pkt_flags + i : NULL, n - i, outcome + i,
+					   victim + nv, false);
+	/* arrival indices of the whole burst */
+	for (k = nv; i && k < nv + more; k++)
+		victim[k].arrival += i;
+	*nvictims = nv + more;
 	return 0;
 }
 
-uint32_t choke_dequeue_burst(struct choke *q, uint64_t now_ns, void *pkt[], uint32_t len[],
-			     uint32_t n)
+/* m (<= qlen) packets from the head; holes skipped as choke_dequeue does
+ * for the kind. */
+static inline __attribute__((__always_inline__)) void
+dequeue_burst_run(struct choke *q, void *pkt[], uint32_t len[], uint32_t m,
+		  const bool choke, const bool want_len)
 {
 	struct choke_slot *tab = q->tab;
 	const uint32_t mask = q->mask, tail = q->tail;
 	uint32_t head = q->head, k;
 	uint64_t bytes = 0;
+
+	for (k = 0; k < m; k++) {
+		struct choke_slot *s = &tab[head];
+		uint32_t l = s->len;
+
+		pkt[k] = s->pkt;
+		if (want_len)
+			len[k] = l;
+		s->pkt = NULL;
+		bytes += l;
+		head = choke ? ring_next_head_choke(tab, mask, tail, head) :
+			       ring_next_head(tab, mask, tail, head);
+	}
+	q->head = head;
+	q->qlen -= m;
+	q->backlog -= bytes;
+	q->stats.sent_pkts += m;
+	q->stats.sent_bytes += bytes;
+}
+
+uint32_t choke_dequeue_burst(struct choke *q, uint64_t now_ns, void *pkt[], uint32_t len[],
+			     uint32_t n)
+{
+	uint32_t m = n < q->qlen ? n : q->qlen, k;
 
 	if (unlikely(q->protect)) {
 		/* protect counts every departure: one at a time */
@@ -1185,42 +1219,23 @@ uint32_t choke_dequeue_burst(struct choke *q, uint64_t now_ns, void *pkt[], uint
 		return n;
 	}
 	if (q->kind == CHOKE_KIND_CHOKE) {
-		for (k = 0; k < n && head != tail; k++) {
-			struct choke_slot *s = &tab[head];
-			uint32_t l = s->len;
-
-			pkt[k] = s->pkt;
-			if (len)
-				len[k] = l;
-			s->pkt = NULL;
-			bytes += l;
-			head = ring_next_head_choke(tab, mask, tail, head);
-		}
+		if (len)
+			dequeue_burst_run(q, pkt, len, m, true, true);
+		else
+			dequeue_burst_run(q, pkt, len, m, true, false);
 	} else {
-		for (k = 0; k < n && head != tail; k++) {
-			struct choke_slot *s = &tab[head];
-			uint32_t l = s->len;
-
-			pkt[k] = s->pkt;
-			if (len)
-				len[k] = l;
-			s->pkt = NULL;
-			bytes += l;
-			head = ring_next_head(tab, mask, tail, head);
-		}
+		if (len)
+			dequeue_burst_run(q, pkt, len, m, false, true);
+		else
+			dequeue_burst_run(q, pkt, len, m, false, false);
 	}
-	q->head = head;
-	q->qlen -= k;
-	q->backlog -= bytes;
-	q->stats.sent_pkts += k;
-	q->stats.sent_bytes += bytes;
-	if (k < n && !q->idle) {
+	if (m < n && !q->idle) {
 		/* the call that found the queue empty */
 		q->idle = true;
 		q->idle_start_ns = now_ns;
 		q->pr.idled = 1;
 	}
-	return k;
+	return m;
 }
 
 void *choke_peek(const struct choke *q)
