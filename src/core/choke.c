@@ -1123,6 +1123,70 @@ admit:
 	return nv;
 }
 
+/*
+ * RED (packets, the built-in generator) with the queue not idle: the
+ * average and the common decisions (below min; between the thresholds
+ * without a mark) in registers, everything else through red_decide() with
+ * the state written back first.
+ */
+static inline __attribute__((__always_inline__)) void
+enqueue_burst_red(struct choke *q, void *const pkt[], const uint32_t len[],
+		  const uint32_t flow[], const uint8_t pkt_flags[], uint32_t n,
+		  uint8_t outcome[], const bool room)
+{
+	struct choke_slot *tab = q->tab;
+	const uint32_t mask = q->mask, head = q->head;
+	uint32_t tail = q->tail, qlen = q->qlen, i;
+	uint64_t backlog = q->backlog, qavg = q->qavg, bytes = 0;
+	int32_t qcount = q->qcount;
+
+	for (i = 0; i < n; i++) {
+		uint32_t l = len[i];
+		uint8_t out = CHOKE_QUEUED;
+		int32_t c;
+
+		bytes += l;
+		qavg = red_avg_busy(qavg, q->Wlog, qlen);
+		if (qavg < q->qth_min) {
+			qcount = -1;
+		} else if (likely(qavg < q->qth_max && (c = red_qcount_inc(qcount)) != 0 &&
+				  !red_mark_probability(qavg, q->qth_min, q->Wlog, c, q->qR))) {
+			qcount = c;
+		} else {
+			int o;
+
+			q->qavg = qavg;
+			q->qcount = qcount;
+			o = red_decide(q, l, pkt_flags ? pkt_flags[i] : 0u);
+			qcount = q->qcount;
+			if (o > CHOKE_QUEUED_MARKED) {
+				outcome[i] = (uint8_t)o;
+				continue;
+			}
+			if (o == CHOKE_QUEUED_MARKED)
+				out = CHOKE_QUEUED_MARKED;
+		}
+		if (!room && !burst_admit_checks(q, qlen, head, &tail)) {
+			outcome[i] = CHOKE_DROP_LIMIT;
+			continue;
+		}
+		tab[tail].pkt = pkt[i];
+		tab[tail].len = l;
+		tab[tail].flow = flow[i];
+		tail = (tail + 1) & mask;
+		qlen++;
+		backlog += l;
+		outcome[i] = out;
+	}
+	q->tail = tail;
+	q->qlen = qlen;
+	q->backlog = backlog;
+	q->qavg = qavg;
+	q->qcount = qcount;
+	q->stats.offered_pkts += n;
+	q->stats.offered_bytes += bytes;
+}
+
 int choke_enqueue_burst(struct choke *q, void *const pkt[], const uint32_t len[],
 			const uint32_t flow[], const uint8_t pkt_flags[], uint32_t n,
 			uint64_t now_ns, uint8_t outcome[], struct choke_victim victim[],
@@ -1142,8 +1206,8 @@ int choke_enqueue_burst(struct choke *q, void *const pkt[], const uint32_t len[]
 			enqueue_burst_fifo(q, pkt, len, flow, n, outcome, false);
 		return 0;
 	}
-	if (q->kind != CHOKE_KIND_CHOKE || q->variant || q->protect || q->bytes_mode ||
-	    q->ops.random_u32 || q->ops.same_flow) {
+	if (q->variant || q->protect || q->bytes_mode || q->ops.random_u32 ||
+	    (q->kind == CHOKE_KIND_CHOKE && q->ops.same_flow)) {
 		*nvictims = enqueue_burst_any(q, pkt, len, flow, pkt_flags, 0, n, now_ns,
 					      outcome, victim, 0);
 		return 0;
@@ -1154,6 +1218,16 @@ int choke_enqueue_burst(struct choke *q, void *const pkt[], const uint32_t len[]
 		nv = enqueue_burst_any(q, pkt, len, flow, pkt_flags, 0, 1, now_ns, outcome,
 				       victim, 0);
 		i = 1;
+	}
+	if (q->kind == CHOKE_KIND_RED) {
+		if (likely(burst_has_room(q, n - i)))
+			enqueue_burst_red(q, pkt + i, len + i, flow + i,
+					  pkt_flags ? pkt_flags + i : NULL, n - i, outcome + i, true);
+		else
+			enqueue_burst_red(q, pkt + i, len + i, flow + i,
+					  pkt_flags ? pkt_flags + i : NULL, n - i, outcome + i,
+					  false);
+		return 0;
 	}
 	if (likely(burst_has_room(q, n - i)))
 		more = enqueue_burst_choke(q, pkt + i, len + i, flow + i,
@@ -1218,7 +1292,28 @@ uint32_t choke_dequeue_burst(struct choke *q, uint64_t now_ns, void *pkt[], uint
 		}
 		return n;
 	}
-	if (q->kind == CHOKE_KIND_CHOKE) {
+	if (choke_span(q) == q->qlen) {
+		/* no holes: the m packets are the m slots from head */
+		struct choke_slot *tab = q->tab;
+		const uint32_t mask = q->mask;
+		uint32_t head = q->head;
+		uint64_t bytes = 0;
+
+		for (k = 0; k < m; k++) {
+			struct choke_slot *s = &tab[(head + k) & mask];
+
+			pkt[k] = s->pkt;
+			if (len)
+				len[k] = s->len;
+			bytes += s->len;
+			s->pkt = NULL;
+		}
+		q->head = (head + m) & mask;
+		q->qlen -= m;
+		q->backlog -= bytes;
+		q->stats.sent_pkts += m;
+		q->stats.sent_bytes += bytes;
+	} else if (q->kind == CHOKE_KIND_CHOKE) {
 		if (len)
 			dequeue_burst_run(q, pkt, len, m, true, true);
 		else
