@@ -1244,29 +1244,39 @@ int choke_enqueue_burst(struct choke *q, void *const pkt[], const uint32_t len[]
 	return 0;
 }
 
-/* m (<= qlen) packets from the head; holes skipped as choke_dequeue does
- * for the kind. */
+/*
+ * m (1 <= m <= qlen) packets from the head of a span with holes. The
+ * slots are walked in order and each one's packet is written at pkt[k],
+ * k advancing only past a packet: no branch on whether a slot is a hole
+ * (CHOKe's victims leave them at random places, a branch the predictor
+ * loses). Then head moves past the holes after the last packet taken, to
+ * the next packet or tail, as choke_dequeue leaves it.
+ */
 static inline __attribute__((__always_inline__)) void
-dequeue_burst_run(struct choke *q, void *pkt[], uint32_t len[], uint32_t m,
-		  const bool choke, const bool want_len)
+dequeue_burst_holes(struct choke *q, void *pkt[], uint32_t len[], uint32_t m,
+		    const bool want_len)
 {
 	struct choke_slot *tab = q->tab;
 	const uint32_t mask = q->mask, tail = q->tail;
-	uint32_t head = q->head, k;
+	uint32_t head = q->head, k = 0;
 	uint64_t bytes = 0;
 
-	for (k = 0; k < m; k++) {
+	do {
 		struct choke_slot *s = &tab[head];
-		uint32_t l = s->len;
+		void *p = s->pkt;
+		uint32_t full = p != NULL;
+		uint32_t l = s->len & (0u - full); /* a hole's stale length: 0 */
 
-		pkt[k] = s->pkt;
+		pkt[k] = p;
 		if (want_len)
 			len[k] = l;
-		s->pkt = NULL;
 		bytes += l;
-		head = choke ? ring_next_head_choke(tab, mask, tail, head) :
-			       ring_next_head(tab, mask, tail, head);
-	}
+		k += full;
+		s->pkt = NULL;
+		head = (head + 1) & mask;
+	} while (k < m);
+	while (head != tail && tab[head].pkt == NULL)
+		head = (head + 1) & mask;
 	q->head = head;
 	q->qlen -= m;
 	q->backlog -= bytes;
@@ -1313,16 +1323,11 @@ uint32_t choke_dequeue_burst(struct choke *q, uint64_t now_ns, void *pkt[], uint
 		q->backlog -= bytes;
 		q->stats.sent_pkts += m;
 		q->stats.sent_bytes += bytes;
-	} else if (q->kind == CHOKE_KIND_CHOKE) {
+	} else if (m) {
 		if (len)
-			dequeue_burst_run(q, pkt, len, m, true, true);
+			dequeue_burst_holes(q, pkt, len, m, true);
 		else
-			dequeue_burst_run(q, pkt, len, m, true, false);
-	} else {
-		if (len)
-			dequeue_burst_run(q, pkt, len, m, false, true);
-		else
-			dequeue_burst_run(q, pkt, len, m, false, false);
+			dequeue_burst_holes(q, pkt, len, m, false);
 	}
 	if (m < n && !q->idle) {
 		/* the call that found the queue empty */
