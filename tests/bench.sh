@@ -34,6 +34,11 @@ for r in rows:
     if r["discipline"] == "choke_protect":
         assert r["ratio_to_choke"] > 0 and 0 <= r["protect_drop_frac"] < 1, r
 assert "choke_protect" in kinds, kinds
+# the burst path's rows, CHOKe's with its ratio to single-packet CHOKe
+assert {"fifo_burst", "red_burst", "choke_burst"} <= kinds, kinds
+for r in rows:
+    if r["discipline"] == "choke_burst":
+        assert r["ratio_to_choke"] > 0 and 0 < r["match_frac"] < 1, r
 print("%d rows, %s" % (len(rows), ",".join(sorted(kinds))))
 PY
 py=$?
