@@ -26,7 +26,7 @@ assert {"fifo", "red", "choke"} <= kinds, kinds
 for r in rows:
     assert "queue" in r and "flows" in r, r
     if r.get("available", True) is False:
-        assert r["discipline"] == "dpdk_red", r   # only the peer may be missing
+        assert r["discipline"] in ("dpdk_red", "dpdk_red_burst"), r   # only the peers may be missing
         continue
     assert r["ns_per_pkt"] > 0 and r["ratio_to_fifo"] > 0, r
     if r["discipline"] == "fifo":
