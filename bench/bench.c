@@ -744,7 +744,7 @@ static void print_setup(const struct qsetup *qs)
  * single-packet CHOKe */
 static int show_ratio_choke(int d)
 {
-	return d >= D_DRAWS && d != D_FIFO_BURST && d != D_RED_BURST;
+	return d >= D_DRAWS && d != D_FIFO_BURST && d != D_RED_BURST && d != D_DPDK_BURST;
 }
 
 static void print_ratio(double r)
