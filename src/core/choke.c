@@ -794,8 +794,7 @@ static inline int red_decide(struct choke *q, uint32_t len, unsigned pkt_flags)
 	return congestion_drop(q, CHOKE_DROP_EARLY);
 }
 
-/* One arrival, every kind and option: choke_enqueue, and the burst path
- * for what its specialised loops do not take. */
+/* One arrival, every kind and option: choke_enqueue. */
 static inline __attribute__((__always_inline__)) enum choke_outcome
 enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, unsigned pkt_flags,
 	    uint64_t now_ns, struct choke_verdict *v)
@@ -898,8 +897,9 @@ uint32_t choke_victims_per_arrival(const struct choke *q)
 	return q->draws;
 }
 
-/* Any kind, any option: arrivals i .. n - 1 through enqueue_one. Returns
- * the victims written at victim[nv ..]. */
+/* Any kind, any option: arrivals i .. n - 1 through choke_enqueue (called,
+ * not inlined again, so that the single-packet path stays as it is).
+ * Returns the victims written at victim[nv ..]. */
 static uint32_t enqueue_burst_any(struct choke *q, void *const pkt[], const uint32_t len[],
 				  const uint32_t flow[], const uint8_t pkt_flags[],
 				  uint32_t i, uint32_t n, uint64_t now_ns,
@@ -909,7 +909,7 @@ static uint32_t enqueue_burst_any(struct choke *q, void *const pkt[], const uint
 	uint32_t k;
 
 	for (; i < n; i++) {
-		outcome[i] = (uint8_t)enqueue_one(q, pkt[i], len[i], flow[i],
+		outcome[i] = (uint8_t)choke_enqueue(q, pkt[i], len[i], flow[i],
 						  pkt_flags ? pkt_flags[i] : 0u, now_ns, &v);
 		for (k = 0; k < v.nvictims; k++, nv++) {
 			victim[nv].pkt = v.victim[k];
@@ -1126,8 +1126,9 @@ admit:
 /*
  * RED (packets, the built-in generator) with the queue not idle: the
  * average and the common decisions (below min; between the thresholds
- * without a mark) in registers, everything else through red_decide() with
- * the state written back first.
+ * without a mark) in registers; any other arrival goes through
+ * choke_enqueue() with the state written back first (called, so that the
+ * single-packet path's code stays as it is).
  */
 static inline __attribute__((__always_inline__)) void
 enqueue_burst_red(struct choke *q, void *const pkt[], const uint32_t len[],
@@ -1136,36 +1137,40 @@ enqueue_burst_red(struct choke *q, void *const pkt[], const uint32_t len[],
 {
 	struct choke_slot *tab = q->tab;
 	const uint32_t mask = q->mask, head = q->head;
-	uint32_t tail = q->tail, qlen = q->qlen, i;
+	uint32_t tail = q->tail, qlen = q->qlen, i, nslow = 0;
 	uint64_t backlog = q->backlog, qavg = q->qavg, bytes = 0;
 	int32_t qcount = q->qcount;
 
 	for (i = 0; i < n; i++) {
 		uint32_t l = len[i];
-		uint8_t out = CHOKE_QUEUED;
+		uint64_t avg = red_avg_busy(qavg, q->Wlog, qlen);
 		int32_t c;
 
-		bytes += l;
-		qavg = red_avg_busy(qavg, q->Wlog, qlen);
-		if (qavg < q->qth_min) {
+		if (avg < q->qth_min) {
 			qcount = -1;
-		} else if (likely(qavg < q->qth_max && (c = red_qcount_inc(qcount)) != 0 &&
-				  !red_mark_probability(qavg, q->qth_min, q->Wlog, c, q->qR))) {
-			qcount = c;
-		} else {
-			int o;
+		} else if (unlikely(avg >= q->qth_max || (c = red_qcount_inc(qcount)) == 0 ||
+				    red_mark_probability(avg, q->qth_min, q->Wlog, c, q->qR))) {
+			struct choke_verdict v;
 
+			q->tail = tail;
+			q->qlen = qlen;
+			q->backlog = backlog;
 			q->qavg = qavg;
 			q->qcount = qcount;
-			o = red_decide(q, l, pkt_flags ? pkt_flags[i] : 0u);
+			outcome[i] = (uint8_t)choke_enqueue(q, pkt[i], l, flow[i],
+							    pkt_flags ? pkt_flags[i] : 0u, 0, &v);
+			tail = q->tail;
+			qlen = q->qlen;
+			backlog = q->backlog;
+			qavg = q->qavg;
 			qcount = q->qcount;
-			if (o > CHOKE_QUEUED_MARKED) {
-				outcome[i] = (uint8_t)o;
-				continue;
-			}
-			if (o == CHOKE_QUEUED_MARKED)
-				out = CHOKE_QUEUED_MARKED;
+			nslow++;
+			continue;
+		} else {
+			qcount = c;
 		}
+		qavg = avg;
+		bytes += l;
 		if (!room && !burst_admit_checks(q, qlen, head, &tail)) {
 			outcome[i] = CHOKE_DROP_LIMIT;
 			continue;
@@ -1176,14 +1181,14 @@ enqueue_burst_red(struct choke *q, void *const pkt[], const uint32_t len[],
 		tail = (tail + 1) & mask;
 		qlen++;
 		backlog += l;
-		outcome[i] = out;
+		outcome[i] = CHOKE_QUEUED;
 	}
 	q->tail = tail;
 	q->qlen = qlen;
 	q->backlog = backlog;
 	q->qavg = qavg;
 	q->qcount = qcount;
-	q->stats.offered_pkts += n;
+	q->stats.offered_pkts += n - nslow;
 	q->stats.offered_bytes += bytes;
 }
 
