@@ -1011,21 +1011,30 @@ enqueue_burst_choke(struct choke *q, void *const pkt[], const uint32_t len[],
 	struct choke_slot *tab = q->tab;
 	const uint32_t mask = q->mask;
 	uint32_t head = q->head, tail = q->tail, qlen = q->qlen;
-	uint64_t backlog = q->backlog, qavg = q->qavg, st = q->rng_state, bytes = 0;
+	const uint64_t backlog0 = q->backlog;
+	uint64_t backlog = backlog0, qavg = q->qavg, st = q->rng_state;
 	int32_t qcount = q->qcount;
-	uint32_t nv = 0, draws = 0, i;
+	uint32_t nv = 0, i;
+
+	/* Two counters kept out of the registers: every arrival draws but
+	 * those below min or at an empty queue (counted down where they
+	 * happen), and the offered bytes are the backlog's growth plus the
+	 * bytes that left with a drop (counted where it happens). */
+	q->stats.draws += n;
 
 	for (i = 0; i < n; i++) {
 		uint32_t l = len[i], f = flow[i];
 		uint8_t out = CHOKE_QUEUED;
 
-		bytes += l;
 		qavg = red_avg_busy(qavg, q->Wlog, qlen);
 		if (qavg <= q->qth_min) {
 			qcount = -1;
+			q->stats.draws--;
 			goto admit;
 		}
-		if (likely(head != tail)) {
+		if (unlikely(head == tail)) {
+			q->stats.draws--;
+		} else {
 			const uint64_t inc = q->rng_inc;
 			uint32_t span = (tail - head) & mask, idx;
 			struct choke_slot *s;
@@ -1045,7 +1054,6 @@ enqueue_burst_choke(struct choke *q, void *const pkt[], const uint32_t len[],
 				if (!tries)
 					idx = head;
 			}
-			draws++;
 			s = &tab[idx];
 			if (s->flow == f) {
 				victim[nv].pkt = s->pkt;
@@ -1057,6 +1065,7 @@ enqueue_burst_choke(struct choke *q, void *const pkt[], const uint32_t len[],
 					head = ring_next_head(tab, mask, tail, head);
 				qlen--;
 				backlog -= s->len;
+				q->stats.offered_bytes += (uint64_t)l + s->len;
 				outcome[i] = CHOKE_DROP_MATCH;
 				continue;
 			}
@@ -1068,6 +1077,7 @@ enqueue_burst_choke(struct choke *q, void *const pkt[], const uint32_t len[],
 			    !pkt_flags || !(pkt_flags[i] & CHOKE_PKT_ECN_CAPABLE)) {
 				q->stats.forced_drop++;
 				q->stats.drops++;
+				q->stats.offered_bytes += l;
 				outcome[i] = CHOKE_DROP_FORCED;
 				continue;
 			}
@@ -1089,6 +1099,7 @@ enqueue_burst_choke(struct choke *q, void *const pkt[], const uint32_t len[],
 		    !(pkt_flags[i] & CHOKE_PKT_ECN_CAPABLE)) {
 			q->stats.prob_drop++;
 			q->stats.drops++;
+			q->stats.offered_bytes += l;
 			outcome[i] = CHOKE_DROP_EARLY;
 			continue;
 		}
@@ -1096,6 +1107,7 @@ enqueue_burst_choke(struct choke *q, void *const pkt[], const uint32_t len[],
 		out = CHOKE_QUEUED_MARKED;
 admit:
 		if (!room && !burst_admit_checks(q, qlen, head, &tail)) {
+			q->stats.offered_bytes += l;
 			outcome[i] = CHOKE_DROP_LIMIT;
 			continue;
 		}
@@ -1115,8 +1127,7 @@ admit:
 	q->qcount = qcount;
 	q->rng_state = st;
 	q->stats.offered_pkts += n;
-	q->stats.offered_bytes += bytes;
-	q->stats.draws += draws;
+	q->stats.offered_bytes += backlog - backlog0; /* modulo 2^64 */
 	q->stats.matched += nv;
 	q->stats.match_victims += nv;
 	q->stats.drops += 2 * (uint64_t)nv;
