@@ -1007,12 +1007,9 @@ static void burst_dequeue(struct pair *p, struct bstate *b, uint32_t n)
 
 static void burst_change(struct pair *p, struct bstate *b, const struct choke_config *c)
 {
-	uint32_t before = p->h.ndropped;
-
 	b->single.ndropped = 0;
 	pair_change(p, c);
 	REQUIRE(thost_change(&b->single, c) == 0);
-	(void)before;
 	SAME(p, "change drops single vs burst", b->single.ndropped, p->h.ndropped);
 }
 

@@ -334,10 +334,11 @@ static inline void ring_zap_head_holes(struct choke *q)
  * the loop above, whose branch is always predicted and which therefore does
  * not make the next head wait for the load of the next slot.
  */
-static inline uint32_t ring_next_head_choke(const struct choke_slot *tab, uint32_t mask,
-					    uint32_t tail, uint32_t head)
+static inline void ring_zap_head_holes_choke(struct choke *q)
 {
-	uint32_t h = (head + 1) & mask;
+	const struct choke_slot *tab = q->tab;
+	uint32_t mask = q->mask, tail = q->tail;
+	uint32_t h = (q->head + 1) & mask;
 	uint32_t hole = (uint32_t)(h != tail) & (uint32_t)(tab[h].pkt == NULL);
 
 	h = (h + hole) & mask;
@@ -347,12 +348,7 @@ static inline uint32_t ring_next_head_choke(const struct choke_slot *tab, uint32
 			h = (h + 1) & mask;
 		} while (h != tail && tab[h].pkt == NULL);
 	}
-	return h;
-}
-
-static inline void ring_zap_head_holes_choke(struct choke *q)
-{
-	q->head = ring_next_head_choke(q->tab, q->mask, q->tail, q->head);
+	q->head = h;
 }
 
 /* Remove the holes between head and tail in place, keeping order. */
@@ -794,10 +790,8 @@ static inline int red_decide(struct choke *q, uint32_t len, unsigned pkt_flags)
 	return congestion_drop(q, CHOKE_DROP_EARLY);
 }
 
-/* One arrival, every kind and option: choke_enqueue. */
-static inline __attribute__((__always_inline__)) enum choke_outcome
-enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, unsigned pkt_flags,
-	    uint64_t now_ns, struct choke_verdict *v)
+enum choke_outcome choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
+				 unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
 {
 	int outcome = -1;
 	struct choke_slot *s;
@@ -841,12 +835,6 @@ enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, unsigned pk
 	q->qlen++;
 	q->backlog += len;
 	return outcome < 0 ? CHOKE_QUEUED : (enum choke_outcome)outcome;
-}
-
-enum choke_outcome choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
-				 unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
-{
-	return enqueue_one(q, pkt, len, flow, pkt_flags, now_ns, v);
 }
 
 /* ------------------------------------------------------------------ */
@@ -935,7 +923,7 @@ static inline bool burst_has_room(const struct choke *q, uint32_t n)
 }
 
 /* The admission at tail when burst_has_room() did not say so: the limit,
- * the wrap count and the compaction, as enqueue_one. Returns false for a
+ * the wrap count and the compaction, as choke_enqueue. Returns false for a
  * tail drop (counted). */
 static inline bool burst_admit_checks(struct choke *q, uint32_t qlen, uint32_t head,
 				      uint32_t *tail)
@@ -960,7 +948,7 @@ static inline bool burst_admit_checks(struct choke *q, uint32_t qlen, uint32_t h
 }
 
 /*
- * FIFO: tail drop at limit only (enqueue_one for CHOKE_KIND_FIFO, which
+ * FIFO: tail drop at limit only (choke_enqueue for CHOKE_KIND_FIFO, which
  * neither reads the time nor ends an idle period).
  */
 static inline __attribute__((__always_inline__)) void
@@ -997,7 +985,7 @@ enqueue_burst_fifo(struct choke *q, void *const pkt[], const uint32_t len[],
 
 /*
  * Mainline CHOKe (no variant, no protect, packets, the built-in generator,
- * no same_flow hook) with the queue not idle: enqueue_one's decisions with
+ * no same_flow hook) with the queue not idle: choke_enqueue's decisions with
  * the ring, the RED average and count and the generator in registers.
  * The settings are read from q where used (one cache line) and the
  * counters of rare events are counted in q directly, so that the loop's
