@@ -10,6 +10,9 @@
  *             FIFO ring storing what it admits
  *   choke_protect  the core, CHOKe with `protect` (docs/variants.md), with
  *             its ratio to choke measured in the same run
+ *   fifo_burst, red_burst, choke_burst, dpdk_red_burst  the same through
+ *             the burst path (choke_enqueue_burst, choke_dequeue_burst), 32
+ *             arrivals a call
  *
  * at standing queues of 100, 1000 and 10000 packets with one heavy flow
  * among 1, 100 and 100000 flows. Method, parameters and today's figures:
@@ -37,6 +40,8 @@
 #define BENCH_TARGET_NS 20.0 /* 50 Mpps */
 #define BENCH_TARGET_QUEUE 1000u
 #define BENCH_PROTECT_RATIO 1.3
+#define BENCH_BURST_GOAL_RATIO 1.0 /* issue #16: the goal; 1.5x the bar */
+#define BENCH_BURST_TARGET_NS 10.0 /* 100 Mpps */
 
 #ifndef likely
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -45,19 +50,36 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #endif
 
-enum { D_FIFO, D_RED, D_CHOKE, D_DPDK, D_DRAWS, D_ADAPT, D_GEOM, D_BYTES, D_PROTECT, NDISC };
+enum { D_FIFO, D_RED, D_CHOKE, D_DPDK, D_DRAWS, D_ADAPT, D_GEOM, D_BYTES, D_PROTECT,
+       D_FIFO_BURST, D_RED_BURST, D_CHOKE_BURST, D_DPDK_BURST, NDISC };
 #define D_BASE_MASK ((1u << D_DRAWS) - 1)   /* the default rows: these */
-#define D_DEFAULT_MASK (D_BASE_MASK | (1u << D_PROTECT)) /* and protect */
-#define D_VARIANT_MASK (((1u << NDISC) - 1) & ~D_BASE_MASK)
+#define D_BURST_MASK ((1u << D_FIFO_BURST) | (1u << D_RED_BURST) | (1u << D_CHOKE_BURST) | \
+		      (1u << D_DPDK_BURST))
+/* and protect, and the burst path */
+#define D_DEFAULT_MASK (D_BASE_MASK | (1u << D_PROTECT) | D_BURST_MASK)
+#define D_VARIANT_MASK (((1u << NDISC) - 1) & ~D_BASE_MASK & ~D_BURST_MASK)
 static const char *const disc_name[NDISC] = { "fifo", "red", "choke",
 	"dpdk_red", "choke_draws4", "choke_adaptive", "choke_geometric8",
-	"choke_bytes", "choke_protect" };
+	"choke_bytes", "choke_protect", "fifo_burst", "red_burst", "choke_burst",
+	"dpdk_red_burst" };
 static const uint8_t disc_kind[NDISC] = { CHOKE_KIND_FIFO, CHOKE_KIND_RED,
 	CHOKE_KIND_CHOKE, CHOKE_KIND_FIFO, CHOKE_KIND_CHOKE, CHOKE_KIND_CHOKE,
-	CHOKE_KIND_CHOKE, CHOKE_KIND_CHOKE, CHOKE_KIND_CHOKE };
+	CHOKE_KIND_CHOKE, CHOKE_KIND_CHOKE, CHOKE_KIND_CHOKE, CHOKE_KIND_FIFO,
+	CHOKE_KIND_RED, CHOKE_KIND_CHOKE, CHOKE_KIND_FIFO };
 /* words added to choke's for the variant rows (docs/variants.md) */
 static const char *const disc_extra[NDISC] = { "", "", "", "", " draws 4",
-	" adaptive", " geometric 8", "", " protect" };
+	" adaptive", " geometric 8", "", " protect", "", "", "", "" };
+/* the rows of the burst path (choke_enqueue_burst, choke_dequeue_burst) */
+static int disc_burst(int d)
+{
+	return (D_BURST_MASK >> d) & 1;
+}
+
+/* the rows that need DPDK */
+static int disc_dpdk(int d)
+{
+	return d == D_DPDK || d == D_DPDK_BURST;
+}
 /* byte mode: the same thresholds in bytes, at the mean length of the
  * workload, (64 + 1500) / 2 */
 #define BENCH_MEAN_LEN 782u
@@ -91,6 +113,7 @@ struct bench_opts {
  * cyclically. The packet "pointer" handed to the core is &flow[i]: never
  * NULL, never dereferenced (no same_flow callback). */
 struct pattern {
+	void **pkt;     /* &flow[i], for the burst rows */
 	uint32_t *flow;
 	uint32_t *len;
 	uint32_t mask;
@@ -128,6 +151,7 @@ struct result {
 	int measured;  /* 0: not selected; -1: not available (no DPDK) */
 	double ns_med, ns_min;
 	double ratio_fifo, ratio_dpdk, ratio_choke; /* < 0: no peer */
+	double ratio_dpdk_burst; /* choke_burst against dpdk_red_burst */
 	double match, early, forced, limit, protect; /* fractions of offered packets */
 	double mean_qlen;
 	uint64_t offered;
@@ -177,9 +201,11 @@ static int pattern_make(struct pattern *p, unsigned log2n, uint32_t nflows)
 
 	p->flow = malloc(sizeof(*p->flow) * n);
 	p->len = malloc(sizeof(*p->len) * n);
-	if (!p->flow || !p->len) {
+	p->pkt = malloc(sizeof(*p->pkt) * n);
+	if (!p->flow || !p->len || !p->pkt) {
 		free(p->flow);
 		free(p->len);
+		free(p->pkt);
 		return -1;
 	}
 	p->mask = n - 1;
@@ -191,6 +217,7 @@ static int pattern_make(struct pattern *p, unsigned log2n, uint32_t nflows)
 			k = 1 + xs_below(&s, nflows - 1);
 		p->flow[i] = flow_value(k);
 		p->len[i] = 64 + xs_below(&s, 1500 - 64 + 1);
+		p->pkt[i] = &p->flow[i];
 	}
 	return 0;
 }
@@ -199,8 +226,10 @@ static void pattern_free(struct pattern *p)
 {
 	free(p->flow);
 	free(p->len);
+	free(p->pkt);
 	p->flow = NULL;
 	p->len = NULL;
+	p->pkt = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -330,6 +359,49 @@ __attribute__((noinline)) static void run_core(struct inst *in,
 	in->qlen_samples += bursts;
 }
 
+/*
+ * The burst path: per burst of 32 arrivals one clock reading, one
+ * choke_enqueue_burst() for all of them, then choke_dequeue_burst() down
+ * to Q. The queue therefore swings between Q and at most Q + 32 within a
+ * burst instead of standing at Q arrival by arrival.
+ */
+__attribute__((noinline)) static void run_core_burst(struct inst *in,
+						     const struct pattern *p,
+						     uint64_t n, uint32_t Q)
+{
+	struct choke *q = in->q;
+	struct choke_victim vic[BENCH_BURST];
+	uint8_t out[BENCH_BURST];
+	void *deq[BENCH_BURST];
+	void *const *pkt = p->pkt;
+	const uint32_t *flow = p->flow, *len = p->len;
+	uint32_t i = in->pos, mask = p->mask, nv;
+	uint64_t qsum = 0, bursts = 0;
+
+	while (n) {
+		uint32_t m = n < BENCH_BURST ? (uint32_t)n : BENCH_BURST;
+		uint64_t now = now_ns();
+
+		if (m > mask + 1 - i)
+			m = mask + 1 - i; /* the pattern's end */
+		n -= m;
+		(void)!choke_enqueue_burst(q, &pkt[i], &len[i], &flow[i], NULL, m,
+					  now, out, vic, BENCH_BURST, &nv);
+		i = (i + m) & mask;
+		while (choke_qlen(q) > Q) {
+			uint32_t k = choke_qlen(q) - Q;
+
+			(void)choke_dequeue_burst(q, now, deq, NULL,
+						  k < BENCH_BURST ? k : BENCH_BURST);
+		}
+		qsum += choke_qlen(q);
+		bursts++;
+	}
+	in->pos = i;
+	in->qlen_sum += qsum;
+	in->qlen_samples += bursts;
+}
+
 #ifdef HAVE_DPDK
 /* The same loop with rte_red deciding; qlen goes to rte_red in units of
  * 2^shift packets. The queue never empties (Q >= 1 stays queued), so
@@ -375,6 +447,68 @@ __attribute__((noinline)) static void run_dpdk(struct inst *in,
 	in->d_forced += forced;
 	in->d_early += early;
 }
+
+/*
+ * rte_red on the burst path's FIFO: per burst of 32 arrivals one clock
+ * reading, rte_red deciding each arrival (with the queue length it would
+ * see, the admitted ones of the burst counted), one choke_enqueue_burst()
+ * for those it admits, then choke_dequeue_burst() down to Q: what
+ * rte_sched-style code does, on the same floor as the *_burst rows.
+ */
+__attribute__((noinline)) static void run_dpdk_burst(struct inst *in,
+						     const struct pattern *p,
+						     uint64_t n, uint32_t Q,
+						     unsigned shift)
+{
+	struct choke *q = in->q;
+	struct choke_victim vic[1];
+	uint8_t out[BENCH_BURST];
+	void *deq[BENCH_BURST], *apkt[BENCH_BURST];
+	uint32_t alen[BENCH_BURST], aflow[BENCH_BURST];
+	uint32_t *flow = p->flow;
+	const uint32_t *len = p->len;
+	uint32_t i = in->pos, mask = p->mask, nv;
+	uint64_t qsum = 0, bursts = 0, forced = 0, early = 0;
+
+	while (n) {
+		uint32_t m = n < BENCH_BURST ? (uint32_t)n : BENCH_BURST;
+		uint32_t qlen = choke_qlen(q), a = 0;
+		uint64_t now = now_ns();
+
+		n -= m;
+		do {
+			int r = rte_red_enqueue(&in->rcfg, &in->red,
+						(qlen + a) >> shift, now);
+
+			if (likely(r == 0)) {
+				apkt[a] = &flow[i];
+				alen[a] = len[i];
+				aflow[a] = flow[i];
+				a++;
+			} else if (r == 1) {
+				forced++;
+			} else {
+				early++;
+			}
+			i = (i + 1) & mask;
+		} while (--m);
+		(void)!choke_enqueue_burst(q, apkt, alen, aflow, NULL, a, now, out,
+					  vic, 0, &nv);
+		while (choke_qlen(q) > Q) {
+			uint32_t k = choke_qlen(q) - Q;
+
+			(void)choke_dequeue_burst(q, now, deq, NULL,
+						  k < BENCH_BURST ? k : BENCH_BURST);
+		}
+		qsum += choke_qlen(q);
+		bursts++;
+	}
+	in->pos = i;
+	in->qlen_sum += qsum;
+	in->qlen_samples += bursts;
+	in->d_forced += forced;
+	in->d_early += early;
+}
 #endif
 
 static void run_one(struct inst *in, const struct pattern *p, uint64_t n,
@@ -385,8 +519,15 @@ static void run_one(struct inst *in, const struct pattern *p, uint64_t n,
 		run_dpdk(in, p, n, qs->Q, qs->shift);
 		return;
 	}
+	if (in->disc == D_DPDK_BURST) {
+		run_dpdk_burst(in, p, n, qs->Q, qs->shift);
+		return;
+	}
 #endif
-	run_core(in, p, n, qs->Q);
+	if (disc_burst(in->disc))
+		run_core_burst(in, p, n, qs->Q);
+	else
+		run_core(in, p, n, qs->Q);
 }
 
 /* ------------------------------------------------------------------ */
@@ -410,7 +551,7 @@ static int inst_init(struct inst *in, int d, const struct qsetup *qs)
 	}
 	choke_seed(in->q, 1 + (uint64_t)d);
 #ifdef HAVE_DPDK
-	if (d == D_DPDK) {
+	if (disc_dpdk(d)) {
 		if (rte_red_config_init(&in->rcfg, qs->wq_log2, qs->min_th,
 					qs->max_th, qs->maxp_inv) ||
 		    rte_red_rt_data_init(&in->red)) {
@@ -483,9 +624,10 @@ static int measure(const struct bench_opts *o, const struct qsetup *qs,
 		x->queue = qs->Q;
 		x->flows = p->nflows;
 		x->ratio_fifo = x->ratio_dpdk = x->ratio_choke = -1;
+		x->ratio_dpdk_burst = -1;
 		if (!(o->only & (1u << d)) || (qs->invalid & (1u << d)))
 			continue;
-		if (d == D_DPDK && !have_dpdk) {
+		if (disc_dpdk(d) && !have_dpdk) {
 			x->measured = -1;
 			continue;
 		}
@@ -543,7 +685,7 @@ static int measure(const struct bench_opts *o, const struct qsetup *qs,
 			    off;
 		x->limit = (double)(s->pdrop - in[d].s0.pdrop) / off;
 		x->protect = (double)(s->protect_drop - in[d].s0.protect_drop) / off;
-		if (d == D_DPDK) {
+		if (disc_dpdk(d)) {
 			x->early = (double)in[d].d_early / off;
 			x->forced = (double)in[d].d_forced / off;
 		}
@@ -570,6 +712,8 @@ static int measure(const struct bench_opts *o, const struct qsetup *qs,
 			res[d].ratio_dpdk = ratio_median(t[d], t[D_DPDK], runs);
 		if (res[D_CHOKE].measured == 1)
 			res[d].ratio_choke = ratio_median(t[d], t[D_CHOKE], runs);
+		if (d == D_CHOKE_BURST && res[D_DPDK_BURST].measured == 1)
+			res[d].ratio_dpdk_burst = ratio_median(t[d], t[D_DPDK_BURST], runs);
 	}
 out:
 	for (d = 0; d < NDISC; d++)
@@ -594,6 +738,13 @@ static void print_setup(const struct qsetup *qs)
 	       "%u packet%s\n",
 	       qs->words[D_FIFO], qs->wq_log2, qs->min_th, qs->max_th,
 	       qs->maxp_inv, 1u << qs->shift, qs->shift ? "s" : "");
+}
+
+/* x_choke: the variants, protect and the burst path's CHOKe against
+ * single-packet CHOKe */
+static int show_ratio_choke(int d)
+{
+	return d >= D_DRAWS && d != D_FIFO_BURST && d != D_RED_BURST && d != D_DPDK_BURST;
 }
 
 static void print_ratio(double r)
@@ -624,7 +775,7 @@ static void print_row(const struct result *x)
 	printf(" %8.2f %8.1f", x->ns_med, 1000.0 / x->ns_med);
 	print_ratio(x->ratio_fifo);
 	print_ratio(x->ratio_dpdk);
-	print_ratio(x->disc >= D_DRAWS ? x->ratio_choke : -1);
+	print_ratio(show_ratio_choke(x->disc) ? x->ratio_choke : -1);
 	printf(" %7.2f %7.2f %7.2f %7.2f %8.2f %8.1f\n", 100 * x->match,
 	       100 * x->early, 100 * x->forced, 100 * x->limit,
 	       100 * x->protect, x->mean_qlen);
@@ -660,7 +811,7 @@ static void print_json(const struct result *res, size_t n)
 		json_num("mpps", ok ? 1000.0 / x->ns_med : 0, ok, 0);
 		json_num("ratio_to_fifo", x->ratio_fifo, ok && x->ratio_fifo >= 0, 0);
 		json_num("ratio_to_dpdk", x->ratio_dpdk, ok && x->ratio_dpdk >= 0, 0);
-		if (x->disc >= D_DRAWS)
+		if (show_ratio_choke(x->disc))
 			json_num("ratio_to_choke", x->ratio_choke,
 				 ok && x->ratio_choke >= 0, 0);
 		json_num("match_frac", x->match, ok, 0);
@@ -669,6 +820,9 @@ static void print_json(const struct result *res, size_t n)
 		json_num("limit_drop_frac", x->limit, ok, 0);
 		if (x->disc == D_PROTECT)
 			json_num("protect_drop_frac", x->protect, ok, 0);
+		if (x->disc == D_CHOKE_BURST)
+			json_num("ratio_to_dpdk_red_burst", x->ratio_dpdk_burst,
+				 ok && x->ratio_dpdk_burst >= 0, 0);
 		json_num("mean_qlen", x->mean_qlen, ok, 0);
 		printf("\"runs\": %d, \"packets_per_run\": %" PRIu64 "}",
 		       x->runs, x->packets);
@@ -753,6 +907,45 @@ static void print_summary(FILE *f, const struct result *res, size_t n)
 			fprintf(f, "; protect <= %.1fx choke: %s (%s)",
 				BENCH_PROTECT_RATIO, ok_p ? "MET" : "NOT MET", pbuf);
 	}
+	/* the burst path (issue #16): choke_burst at most 1.0x dpdk_red (the
+	 * goal; 1.5x the bar) and at least 100 Mpps */
+	{
+		char bbuf[512] = "";
+		size_t bl = 0;
+		int have_b = 0, goal = 1, bar = 1, mpps = 1;
+
+		for (i = 0; i < n; i++) {
+			const struct result *x = &res[i];
+
+			if (x->disc != D_CHOKE_BURST || x->queue != BENCH_TARGET_QUEUE ||
+			    x->measured != 1)
+				continue;
+			have_b = 1;
+			if (x->ns_med > BENCH_BURST_TARGET_NS)
+				mpps = 0;
+			if (x->ratio_dpdk < 0 || x->ratio_dpdk > BENCH_BURST_GOAL_RATIO)
+				goal = 0;
+			if (x->ratio_dpdk < 0 || x->ratio_dpdk > BENCH_TARGET_RATIO)
+				bar = 0;
+			if (x->ratio_dpdk >= 0)
+				bl += (size_t)snprintf(bbuf + bl, sizeof(bbuf) - bl,
+						       "%s%.2fx (%.2fx dpdk_red_burst), %.2f ns "
+						       "at %u flow%s",
+						       bl ? ", " : "", x->ratio_dpdk,
+						       x->ratio_dpdk_burst, x->ns_med, x->flows,
+						       x->flows == 1 ? "" : "s");
+			else
+				bl += (size_t)snprintf(bbuf + bl, sizeof(bbuf) - bl,
+						       "%s%.2f ns at %u flow%s",
+						       bl ? ", " : "", x->ns_med,
+						       x->flows, x->flows == 1 ? "" : "s");
+		}
+		if (have_b)
+			fprintf(f, "; choke_burst <= %.1fx dpdk_red: %s, <= %.1fx: %s, "
+				">= 100 Mpps: %s (%s)", BENCH_BURST_GOAL_RATIO,
+				goal ? "MET" : "NOT MET", BENCH_TARGET_RATIO,
+				bar ? "MET" : "NOT MET", mpps ? "MET" : "NOT MET", bbuf);
+	}
 	/* The floor shows the host's state: on a shared VM every row moves
 	 * with it, and the ratios with them (docs/performance.md). */
 	if (fifo_ns > 0)
@@ -771,9 +964,11 @@ static void usage(FILE *f)
 		"[--packets N] [--count N]\n"
 		"                   [--dpdk-maxp-inv N] [--variants]\n"
 		"       choke-bench pkt [--json] [--quick]\n"
-		"  DISC: fifo red choke dpdk_red choke_protect, and with --variants\n"
-		"  also choke_draws4 choke_adaptive choke_geometric8 choke_bytes;\n"
-		"  default: those five, queues 100 1000 10000,\n"
+		"  DISC: fifo red choke dpdk_red choke_protect, the burst path's\n"
+		"  fifo_burst red_burst choke_burst dpdk_red_burst, and with\n"
+		"  --variants also"
+		" choke_draws4 choke_adaptive choke_geometric8 choke_bytes;\n"
+		"  default: those nine, queues 100 1000 10000,\n"
 		"  flows 1 100 100000, %d runs of %d packets (median), "
 		"--quick: %d runs of %d.\n"
 		"  --count N: one run of exactly N packets per selected "

@@ -26,7 +26,7 @@ assert {"fifo", "red", "choke"} <= kinds, kinds
 for r in rows:
     assert "queue" in r and "flows" in r, r
     if r.get("available", True) is False:
-        assert r["discipline"] == "dpdk_red", r   # only the peer may be missing
+        assert r["discipline"] in ("dpdk_red", "dpdk_red_burst"), r   # only the peers may be missing
         continue
     assert r["ns_per_pkt"] > 0 and r["ratio_to_fifo"] > 0, r
     if r["discipline"] == "fifo":
@@ -34,6 +34,11 @@ for r in rows:
     if r["discipline"] == "choke_protect":
         assert r["ratio_to_choke"] > 0 and 0 <= r["protect_drop_frac"] < 1, r
 assert "choke_protect" in kinds, kinds
+# the burst path's rows, CHOKe's with its ratio to single-packet CHOKe
+assert {"fifo_burst", "red_burst", "choke_burst"} <= kinds, kinds
+for r in rows:
+    if r["discipline"] == "choke_burst":
+        assert r["ratio_to_choke"] > 0 and 0 < r["match_frac"] < 1, r
 print("%d rows, %s" % (len(rows), ",".join(sorted(kinds))))
 PY
 py=$?

@@ -803,9 +803,307 @@ static void test_mainline_wraps_core_does_not(void)
 	CHECK(r.core_sent_last_half >= 7400);
 }
 
+/*
+ * The burst path (choke_enqueue_burst, choke_dequeue_burst) against the
+ * single-packet calls and the model, on the same random sequences: each
+ * step offers a burst of arrivals or asks for a burst of departures, and
+ * three queues take it: the core through the burst functions (the pair's
+ * h), the core through choke_enqueue/choke_dequeue one packet at a time
+ * (single) and the model packet by packet. Per arrival the outcome and the
+ * victims must agree; after every step the burst core must equal the
+ * single one field by field and slot by slot (generator state and every
+ * counter included) and agree with the model as compare_state checks.
+ * Half of the sets use the core's built-in generator and no same_flow hook
+ * (the model then runs a PCG32 of its own seeded as choke_seed does, and
+ * flow values are distinct per key), which is what the burst path's
+ * specialised loops take; the others use the test's hooks.
+ */
+struct tpcg {
+	uint64_t state, inc;
+};
+
+static uint32_t tpcg_next(void *ctx)
+{
+	struct tpcg *g = (struct tpcg *)ctx;
+	uint64_t old = g->state;
+	uint32_t x = (uint32_t)(((old >> 18) ^ old) >> 27), rot = (uint32_t)(old >> 59);
+
+	g->state = old * 6364136223846793005ull + g->inc;
+	return (x >> rot) | (x << ((32 - rot) & 31));
+}
+
+static void tpcg_seed(struct tpcg *g, uint64_t seed)
+{
+	g->state = 0;
+	g->inc = (seed << 1) | 1u;
+	(void)tpcg_next(g);
+	g->state += seed ^ 0x853c49e6748fea9bull;
+	(void)tpcg_next(g);
+}
+
+#define BURST_MAX 48
+
+struct bstate {
+	struct thost single;
+	struct tpcg pcg;
+	int hooks;
+	uint64_t enq_bursts, deq_bursts, victims, idle_bursts, short_deq;
+};
+
+static void burst_compare_cores(struct pair *p, struct bstate *b)
+{
+	const struct choke *x = &p->h.q, *y = &b->single.q;
+	uint32_t i;
+
+	SAME(p, "burst/single head", x->head, y->head);
+	SAME(p, "burst/single tail", x->tail, y->tail);
+	SAME(p, "burst/single mask", x->mask, y->mask);
+	SAME(p, "burst/single qlen", x->qlen, y->qlen);
+	SAME(p, "burst/single backlog", x->backlog, y->backlog);
+	SAME(p, "burst/single qavg", x->qavg, y->qavg);
+	SAME(p, "burst/single qcount", (uint32_t)x->qcount, (uint32_t)y->qcount);
+	SAME(p, "burst/single qR", x->qR, y->qR);
+	SAME(p, "burst/single idle", x->idle, y->idle);
+	SAME(p, "burst/single idle_start", x->idle_start_ns, y->idle_start_ns);
+	SAME(p, "burst/single rng_state", x->rng_state, y->rng_state);
+	SAME(p, "burst/single hook draws", p->h.rnd.draws, b->single.rnd.draws);
+	if (memcmp(&x->stats, &y->stats, sizeof(x->stats)))
+		MISMATCH(p, "burst/single counters", 1, 0);
+	if (memcmp(&x->pr, &y->pr, sizeof(x->pr)))
+		MISMATCH(p, "burst/single protect state", 1, 0);
+	for (i = 0; i <= x->mask && x->mask == y->mask && !p->bad; i++) {
+		SAME(p, "burst/single slot pkt", (uintptr_t)x->tab[i].pkt,
+		     (uintptr_t)y->tab[i].pkt);
+		SAME(p, "burst/single slot len", x->tab[i].len, y->tab[i].len);
+		SAME(p, "burst/single slot flow", x->tab[i].flow, y->tab[i].flow);
+	}
+}
+
+static void burst_init(struct pair *p, struct bstate *b, const struct choke_config *c,
+		       uint64_t seed, int hooks)
+{
+	struct choke_ops ops = { trand_next, tpkt_same, NULL };
+
+	pair_init(p, c, seed);
+	REQUIRE(thost_init(&b->single, c) == 0);
+	b->hooks = hooks;
+	if (hooks) {
+		trand_init(&b->single.rnd, seed);
+		ops.ctx = &b->single.rnd;
+		choke_set_ops(&b->single.q, &ops);
+	} else {
+		/* the built-in generator in both cores, a copy in the model */
+		choke_set_ops(&p->h.q, NULL);
+		choke_set_ops(&b->single.q, NULL);
+		choke_seed(&p->h.q, seed);
+		choke_seed(&b->single.q, seed);
+		tpcg_seed(&b->pcg, seed);
+		p->m.rnd = tpcg_next;
+		p->m.rnd_ctx = &b->pcg;
+	}
+}
+
+static void burst_enqueue(struct pair *p, struct bstate *b, uint32_t n, uint32_t nflows,
+			  uint32_t heavy_share, uint32_t len_mode)
+{
+	void *pkt[BURST_MAX];
+	uint32_t len[BURST_MAX], flow[BURST_MAX], nv = 0, i, k = 0, vcap;
+	uint8_t fl[BURST_MAX], out[BURST_MAX];
+	struct choke_victim vic[BURST_MAX * CHOKE_MAX_VICTIMS];
+	int with_flags = rbelow(4) != 0, rc;
+
+	for (i = 0; i < n; i++) {
+		uint32_t key = rbelow(100) < heavy_share ? 0 : 1 + rbelow(nflows);
+		struct tpkt *t = pair_alloc(p, key);
+
+		if (!t)
+			break;
+		pkt[i] = t;
+		/* without the same_flow hook equal flow values are the same
+		 * flow: one value per key then */
+		flow[i] = b->hooks && !flow_spread ? key % 13u : key * 2654435761u;
+		len[i] = len_mode == 0 ? 1000 : len_mode == 1 ? 40 + rbelow(1461) :
+			 (rbelow(2) ? 64 : 1500);
+		fl[i] = (uint8_t)(with_flags && rbelow(2) ? CHOKE_PKT_ECN_CAPABLE : 0);
+	}
+	n = i;
+	b->enq_bursts++;
+	b->idle_bursts += p->h.q.idle;
+	/* too small a victim array is refused, with nothing done */
+	vcap = n * choke_victims_per_arrival(&p->h.q);
+	if (vcap && rbelow(8) == 0) {
+		uint32_t before = choke_qlen(&p->h.q);
+
+		nv = 77;
+		rc = choke_enqueue_burst(&p->h.q, pkt, len, flow, fl, n, p->now, out, vic,
+					 vcap - 1, &nv);
+		SAME(p, "burst with a short victim array", rc, CHOKE_EINVAL);
+		SAME(p, "short victim array: victims", nv, 0);
+		SAME(p, "short victim array: qlen", choke_qlen(&p->h.q), before);
+	}
+	rc = choke_enqueue_burst(&p->h.q, pkt, len, flow, with_flags ? fl : NULL, n, p->now,
+				 out, vic, rbelow(2) ? vcap : BURST_MAX * CHOKE_MAX_VICTIMS, &nv);
+	SAME(p, "enqueue_burst", rc, 0);
+	for (i = 0; i < n; i++) {
+		struct choke_verdict vm;
+		unsigned f = with_flags ? fl[i] : 0;
+		int a = choke_enqueue(&b->single.q, pkt[i], len[i], flow[i], f, p->now,
+				      &b->single.v);
+		int m = ref_enqueue(&p->m, pkt[i], len[i], flow[i],
+				    (f & CHOKE_PKT_ECN_CAPABLE) != 0, p->now, &vm);
+		uint32_t j, mine = 0;
+
+		SAME(p, "burst outcome vs single", out[i], a);
+		SAME(p, "burst outcome vs model", out[i], m);
+		SAME(p, "single victims vs model", b->single.v.nvictims, vm.nvictims);
+		for (j = 0; j < vm.nvictims && !p->bad; j++, k++) {
+			if (k >= nv || vic[k].arrival != i) {
+				MISMATCH(p, "burst victims of the arrival", mine, vm.nvictims);
+				break;
+			}
+			mine++;
+			SAME(p, "burst victim", (uintptr_t)vic[k].pkt, (uintptr_t)vm.victim[j]);
+			SAME(p, "burst victim len", vic[k].len, vm.victim_len[j]);
+			SAME(p, "single victim", (uintptr_t)b->single.v.victim[j],
+			     (uintptr_t)vm.victim[j]);
+		}
+		if (p->bad)
+			return;
+	}
+	SAME(p, "burst victims in all", nv, k);
+	b->victims += nv;
+	for (k = 0; k < nv && !p->bad; k++)
+		pair_release(p, vic[k].pkt);
+	for (i = 0; i < n && !p->bad; i++)
+		if (choke_outcome_is_drop((enum choke_outcome)out[i]))
+			pair_release(p, pkt[i]);
+}
+
+static void burst_dequeue(struct pair *p, struct bstate *b, uint32_t n)
+{
+	void *pkt[BURST_MAX];
+	uint32_t len[BURST_MAX], got, i;
+
+	got = choke_dequeue_burst(&p->h.q, p->now, pkt, rbelow(2) ? len : NULL, n);
+	b->deq_bursts++;
+	b->short_deq += got < n;
+	if (got > n)
+		MISMATCH(p, "dequeue_burst returned more than asked", got, n);
+	for (i = 0; i < n && !p->bad; i++) {
+		uint32_t l = 0;
+		void *a = choke_dequeue(&b->single.q, p->now, &l);
+		void *m = ref_dequeue(&p->m, p->now);
+
+		SAME(p, "single dequeued vs model", (uintptr_t)a, (uintptr_t)m);
+		if (i < got) {
+			SAME(p, "burst dequeued", (uintptr_t)pkt[i], (uintptr_t)m);
+		} else if (a) {
+			MISMATCH(p, "burst dequeue stopped early", got, i);
+		}
+		if (a)
+			pair_release(p, a);
+	}
+}
+
+static void burst_change(struct pair *p, struct bstate *b, const struct choke_config *c)
+{
+	b->single.ndropped = 0;
+	pair_change(p, c);
+	REQUIRE(thost_change(&b->single, c) == 0);
+	SAME(p, "change drops single vs burst", b->single.ndropped, p->h.ndropped);
+}
+
+static void test_model_burst_sequences(void)
+{
+	uint32_t sets = tl_quick ? 40 : 240, s;
+	uint64_t total = 0, fast = 0, variants = 0, protect = 0, bytes = 0, red = 0, fifo = 0;
+	uint64_t marks = 0;
+	static struct pair p;
+	static struct bstate b;
+
+	memset(&b, 0, sizeof(b));
+	rs = 0xb0057;
+	for (s = 0; s < sets; s++) {
+		struct choke_config c = random_config();
+		uint32_t i, n = (tl_quick ? 300 : 800) + rbelow(600);
+		uint32_t nflows = (uint32_t[]){ 1, 2, 5, 30, 1000 }[rbelow(5)];
+		uint32_t heavy_share = rbelow(90), len_mode = rbelow(3);
+		uint32_t phase = 0, phase_left = 0;
+		int hooks = (int)(s & 1);
+
+		/* protect on a sixth of the CHOKe sets in packets */
+		if (c.kind == CHOKE_KIND_CHOKE && !c.limit_bytes && rbelow(6) == 0)
+			c.protect = (uint16_t)(CHOKE_PROTECT_MIN << rbelow(6));
+		flow_spread = c.protect != 0;
+		burst_init(&p, &b, &c, 7000 + s, hooks);
+		fast += !hooks && c.kind == CHOKE_KIND_CHOKE && !c.variant && !c.protect &&
+			!c.limit_bytes;
+		variants += c.variant != 0;
+		protect += c.protect != 0;
+		bytes += c.limit_bytes != 0;
+		red += c.kind == CHOKE_KIND_RED;
+		fifo += c.kind == CHOKE_KIND_FIFO;
+		for (i = 0; i < n && !p.bad; i++) {
+			uint32_t dice = rbelow(1000);
+
+			p.ops = i;
+			if (!phase_left) {
+				phase = rbelow(4); /* fill, drain, balanced, overload */
+				phase_left = 5 + rbelow(200);
+			}
+			phase_left--;
+			if (dice < 3 && chance(300000)) {
+				struct choke_config c2 = c;
+
+				c2.qth_min = rbelow(c2.qth_max + 1);
+				if (chance(300000) && !c2.limit_bytes) {
+					c2.limit = c.limit + rbelow(c.limit + 1);
+				}
+				burst_change(&p, &b, &c2);
+				c = c2;
+			} else if (dice < 5 && chance(100000)) {
+				b.single.ndropped = 0;
+				pair_reset(&p);
+				choke_reset(&b.single.q, thost_drop, &b.single);
+			} else if (dice < 60) {
+				/* time: short steps, sometimes an idle gap */
+				p.now += chance(100000) ? (uint64_t)r32() * (1 + rbelow(4000))
+							: rbelow(20000);
+			} else {
+				uint32_t enq_pm = phase == 0 ? 700 : phase == 1 ? 250 :
+						  phase == 2 ? 500 : 600;
+				uint32_t k = rbelow(10) ? 1 + rbelow(32) : rbelow(BURST_MAX + 1);
+
+				if (rbelow(1000) < enq_pm)
+					burst_enqueue(&p, &b, k, nflows, heavy_share, len_mode);
+				else
+					burst_dequeue(&p, &b, k);
+				p.now += rbelow(40000);
+			}
+			compare_state(&p);
+			burst_compare_cores(&p, &b);
+		}
+		total += n;
+		marks += p.h.q.stats.prob_mark + p.h.q.stats.forced_mark;
+		pair_free(&p);
+		thost_free(&b.single);
+	}
+	flow_spread = 0;
+	printf("     %" PRIu64 " steps over %u sets (%" PRIu64 " on the specialised CHOKe "
+	       "loop, %" PRIu64 " variants, %" PRIu64 " protect, %" PRIu64 " byte mode, %"
+	       PRIu64 " red, %" PRIu64 " fifo; %" PRIu64 " marks, %" PRIu64 " victims, %"
+	       PRIu64 " bursts ending an idle period, %" PRIu64 " dequeue bursts that "
+	       "emptied the queue)\n",
+	       total, sets, fast, variants, protect, bytes, red, fifo, marks, b.victims,
+	       b.idle_bursts, b.short_deq);
+	CHECK(fast > 0 && variants > 0 && protect > 0 && bytes > 0 && red > 0 && fifo > 0);
+	CHECK(marks > 0 && b.victims > 0 && b.idle_bursts > 0 && b.short_deq > 0);
+}
+
 const struct tl_test model_tests[] = {
 	{ "model/random-sequences", test_model_random_sequences },
 	{ "model/protect-sequences", test_model_protect_sequences },
+	{ "model/burst-sequences", test_model_burst_sequences },
 	{ "model/tc-parameter-sets", test_model_tc_parameter_sets },
 	{ "model/mainline-wraps-core-does-not", test_mainline_wraps_core_does_not },
 	{ NULL, NULL },

@@ -438,6 +438,60 @@ void *choke_dequeue(struct choke *q, uint64_t now_ns, uint32_t *len);
 /* The head packet without removing it, or NULL. */
 void *choke_peek(const struct choke *q);
 
+/*
+ * Bursts (docs/core.md, "Bursts"): the same decisions as the single-packet
+ * calls made one after the other on the same input, with the same random
+ * numbers consumed, but the work shared across the burst (one idle check,
+ * the state kept in registers, the next draw's slot prefetched).
+ */
+
+/* A queued packet that an arrival of the burst removed (a CHOKe match). */
+struct choke_victim {
+	void *pkt;
+	uint32_t len;
+	uint32_t arrival; /* index in the burst of the arrival that matched */
+};
+
+/* Victims one arrival can cause at most: 1 for mainline CHOKe, the draw
+ * count or cap for the variants, 0 for RED and FIFO. */
+uint32_t choke_victims_per_arrival(const struct choke *q);
+
+/*
+ * Offer pkt[0 .. n) (lengths len[], flow values flow[], CHOKE_PKT_* flags
+ * pkt_flags[], which may be NULL for all 0) at time now_ns. Exactly
+ * choke_enqueue(q, pkt[i], len[i], flow[i], pkt_flags[i], now_ns, v) for
+ * i = 0, 1, ... n - 1: outcome[i] gets each arrival's outcome, and the
+ * victims of all the matches go to victim[0 .. *nvictims), in the order of
+ * their arrivals (victim[k].arrival, non-decreasing), and within one
+ * arrival in the order v->victim[] would list them. A victim may be an
+ * arrival of the same burst that an earlier entry admitted.
+ *
+ * victim_cap is the size of victim[]; it must be at least
+ * n * choke_victims_per_arrival(q) (n, or 0 for RED and FIFO;
+ * n * CHOKE_MAX_VICTIMS always suffices). Returns 0, or CHOKE_EINVAL with
+ * nothing done if it is smaller.
+ *
+ * The host then does, for each i in order, what choke_enqueue's comment
+ * says for one arrival: free the victims with arrival == i (and count
+ * them against flow[i]), set CE if choke_outcome_is_marked(outcome[i]),
+ * free pkt[i] if choke_outcome_is_drop(outcome[i]).
+ */
+CHOKE_MUST_CHECK int choke_enqueue_burst(struct choke *q, void *const pkt[],
+					 const uint32_t len[], const uint32_t flow[],
+					 const uint8_t pkt_flags[], uint32_t n,
+					 uint64_t now_ns, uint8_t outcome[],
+					 struct choke_victim victim[], uint32_t victim_cap,
+					 uint32_t *nvictims);
+
+/*
+ * Take up to n packets from the head into pkt[] (their lengths into len[]
+ * if len != NULL). Returns how many; fewer than n means the queue ran
+ * empty, which starts an idle period at now_ns. Exactly n calls of
+ * choke_dequeue(q, now_ns, ...).
+ */
+uint32_t choke_dequeue_burst(struct choke *q, uint64_t now_ns, void *pkt[], uint32_t len[],
+			     uint32_t n);
+
 /* Drop every queued packet through drop() (counted in drops and
  * other_drop), empty the ring and restart RED. Counters survive. */
 void choke_reset(struct choke *q, choke_drop_fn drop, void *drop_ctx);

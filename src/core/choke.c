@@ -307,14 +307,23 @@ bool choke_change_needs_ring(const struct choke *q, uint32_t limit)
 /* ------------------------------------------------------------------ */
 /* ring                                                                */
 
+/* The head after the slot at head and any holes after it (tab, mask and
+ * tail as in the instance). */
+static inline uint32_t ring_next_head(const struct choke_slot *tab, uint32_t mask,
+				      uint32_t tail, uint32_t head)
+{
+	do {
+		head = (head + 1) & mask;
+		if (head == tail)
+			break;
+	} while (tab[head].pkt == NULL);
+	return head;
+}
+
 /* Advance head past the slot it is on and any holes after it. */
 static inline void ring_zap_head_holes(struct choke *q)
 {
-	do {
-		q->head = (q->head + 1) & q->mask;
-		if (q->head == q->tail)
-			break;
-	} while (q->tab[q->head].pkt == NULL);
+	q->head = ring_next_head(q->tab, q->mask, q->tail, q->head);
 }
 
 /*
@@ -860,6 +869,477 @@ void *choke_dequeue(struct choke *q, uint64_t now_ns, uint32_t *len)
 	if (unlikely(q->protect))
 		protect_departure(q);
 	return pkt;
+}
+
+/* ------------------------------------------------------------------ */
+/* bursts                                                              */
+
+uint32_t choke_victims_per_arrival(const struct choke *q)
+{
+	if (q->kind != CHOKE_KIND_CHOKE)
+		return 0;
+	if (q->variant == CHOKE_VAR_NONE)
+		return 1;
+	if (q->variant == CHOKE_VAR_ADAPTIVE)
+		return 2 * CHOKE_ADAPTIVE_REGIONS;
+	return q->draws;
+}
+
+/* Any kind, any option: arrivals i .. n - 1 through choke_enqueue (called,
+ * not inlined again, so that the single-packet path stays as it is).
+ * Returns the victims written at victim[nv ..]. */
+static uint32_t enqueue_burst_any(struct choke *q, void *const pkt[], const uint32_t len[],
+				  const uint32_t flow[], const uint8_t pkt_flags[],
+				  uint32_t i, uint32_t n, uint64_t now_ns,
+				  uint8_t outcome[], struct choke_victim victim[], uint32_t nv)
+{
+	struct choke_verdict v;
+	uint32_t k;
+
+	for (; i < n; i++) {
+		outcome[i] = (uint8_t)choke_enqueue(q, pkt[i], len[i], flow[i],
+						  pkt_flags ? pkt_flags[i] : 0u, now_ns, &v);
+		for (k = 0; k < v.nvictims; k++, nv++) {
+			victim[nv].pkt = v.victim[k];
+			victim[nv].len = v.victim_len[k];
+			victim[nv].arrival = i;
+		}
+	}
+	return nv;
+}
+
+/*
+ * Does a burst of n arrivals stay clear of the admission's rare cases? The
+ * queue grows by at most one packet and the span by at most one slot per
+ * arrival, so if qlen + n <= limit no arrival finds the queue full, and if
+ * span + n <= mask / 2 none finds the span at mainline's wrap point or the
+ * ring full of packets and holes. Then the loops below leave those tests
+ * out.
+ */
+static inline bool burst_has_room(const struct choke *q, uint32_t n)
+{
+	return (uint64_t)q->qlen + n <= q->limit &&
+	       (uint64_t)choke_span(q) + n <= (q->mask >> 1);
+}
+
+/* The admission at tail when burst_has_room() did not say so: the limit,
+ * the wrap count and the compaction, as choke_enqueue. Returns false for a
+ * tail drop (counted). */
+static inline bool burst_admit_checks(struct choke *q, uint32_t qlen, uint32_t head,
+				      uint32_t *tail)
+{
+	uint32_t span;
+
+	if (unlikely(qlen >= q->limit)) {
+		q->stats.pdrop++;
+		q->stats.drops++;
+		return false;
+	}
+	span = (*tail - head) & q->mask;
+	if (span == (q->mask >> 1))
+		q->stats.wrap_avoided++;
+	if (unlikely(span == q->mask)) {
+		q->head = head;
+		q->tail = *tail;
+		ring_compact(q);
+		*tail = q->tail;
+	}
+	return true;
+}
+
+/*
+ * FIFO: tail drop at limit only (choke_enqueue for CHOKE_KIND_FIFO, which
+ * neither reads the time nor ends an idle period).
+ */
+static inline __attribute__((__always_inline__)) void
+enqueue_burst_fifo(struct choke *q, void *const pkt[], const uint32_t len[],
+		   const uint32_t flow[], uint32_t n, uint8_t outcome[], const bool room)
+{
+	struct choke_slot *tab = q->tab;
+	const uint32_t mask = q->mask, head = q->head;
+	uint32_t tail = q->tail, qlen = q->qlen, i;
+	uint64_t backlog = q->backlog, bytes = 0;
+
+	for (i = 0; i < n; i++) {
+		uint32_t l = len[i];
+
+		bytes += l;
+		if (!room && !burst_admit_checks(q, qlen, head, &tail)) {
+			outcome[i] = CHOKE_DROP_LIMIT;
+			continue;
+		}
+		tab[tail].pkt = pkt[i];
+		tab[tail].len = l;
+		tab[tail].flow = flow[i];
+		tail = (tail + 1) & mask;
+		qlen++;
+		backlog += l;
+		outcome[i] = CHOKE_QUEUED;
+	}
+	q->tail = tail;
+	q->qlen = qlen;
+	q->backlog = backlog;
+	q->stats.offered_pkts += n;
+	q->stats.offered_bytes += bytes;
+}
+
+/*
+ * Mainline CHOKe (no variant, no protect, packets, the built-in generator,
+ * no same_flow hook) with the queue not idle: choke_enqueue's decisions with
+ * the ring, the RED average and count and the generator in registers.
+ * The settings are read from q where used (one cache line) and the
+ * counters of rare events are counted in q directly, so that the loop's
+ * state stays in registers. Returns the victims written.
+ */
+static inline __attribute__((__always_inline__)) uint32_t
+enqueue_burst_choke(struct choke *q, void *const pkt[], const uint32_t len[],
+		    const uint32_t flow[], const uint8_t pkt_flags[], uint32_t n,
+		    uint8_t outcome[], struct choke_victim victim[], const bool room)
+{
+	struct choke_slot *tab = q->tab;
+	const uint32_t mask = q->mask;
+	uint32_t head = q->head, tail = q->tail, qlen = q->qlen;
+	const uint64_t backlog0 = q->backlog;
+	uint64_t backlog = backlog0, qavg = q->qavg, st = q->rng_state;
+	int32_t qcount = q->qcount;
+	uint32_t nv = 0, i;
+
+	/* Two counters kept out of the registers: every arrival draws but
+	 * those below min or at an empty queue (counted down where they
+	 * happen), and the offered bytes are the backlog's growth plus the
+	 * bytes that left with a drop (counted where it happens). */
+	q->stats.draws += n;
+
+	for (i = 0; i < n; i++) {
+		uint32_t l = len[i], f = flow[i];
+		uint8_t out = CHOKE_QUEUED;
+
+		qavg = red_avg_busy(qavg, q->Wlog, qlen);
+		if (qavg <= q->qth_min) {
+			qcount = -1;
+			q->stats.draws--;
+			goto admit;
+		}
+		if (unlikely(head == tail)) {
+			q->stats.draws--;
+		} else {
+			const uint64_t inc = q->rng_inc;
+			uint32_t span = (tail - head) & mask, idx;
+			struct choke_slot *s;
+			int tries;
+
+			/* sch_choke's three tries, the first one inline */
+			idx = (head + (uint32_t)(((uint64_t)pcg32_next(&st, inc) * span) >> 32)) &
+			      mask;
+			if (unlikely(tab[idx].pkt == NULL)) {
+				for (tries = 2; tries > 0; tries--) {
+					uint32_t r = pcg32_next(&st, inc);
+
+					idx = (head + (uint32_t)(((uint64_t)r * span) >> 32)) & mask;
+					if (tab[idx].pkt != NULL)
+						break;
+				}
+				if (!tries)
+					idx = head;
+			}
+			s = &tab[idx];
+			if (s->flow == f) {
+				victim[nv].pkt = s->pkt;
+				victim[nv].len = s->len;
+				victim[nv].arrival = i;
+				nv++;
+				s->pkt = NULL;
+				if (unlikely(idx == head))
+					head = ring_next_head(tab, mask, tail, head);
+				qlen--;
+				backlog -= s->len;
+				q->stats.offered_bytes += (uint64_t)l + s->len;
+				outcome[i] = CHOKE_DROP_MATCH;
+				continue;
+			}
+		}
+		if (unlikely(qavg > q->qth_max)) {
+			qcount = -1;
+			q->stats.overlimits++;
+			if ((q->flags & CHOKE_FLAG_HARDDROP) || !(q->flags & CHOKE_FLAG_ECN) ||
+			    !pkt_flags || !(pkt_flags[i] & CHOKE_PKT_ECN_CAPABLE)) {
+				q->stats.forced_drop++;
+				q->stats.drops++;
+				q->stats.offered_bytes += l;
+				outcome[i] = CHOKE_DROP_FORCED;
+				continue;
+			}
+			q->stats.forced_mark++;
+			out = CHOKE_QUEUED_MARKED;
+			goto admit;
+		}
+		qcount = red_qcount_inc(qcount);
+		if (unlikely(qcount == 0)) {
+			q->qR = pcg32_next(&st, q->rng_inc) / q->max_P_div;
+			goto admit;
+		}
+		if (likely(!red_mark_probability(qavg, q->qth_min, q->Wlog, qcount, q->qR)))
+			goto admit;
+		qcount = 0;
+		q->qR = pcg32_next(&st, q->rng_inc) / q->max_P_div;
+		q->stats.overlimits++;
+		if (!(q->flags & CHOKE_FLAG_ECN) || !pkt_flags ||
+		    !(pkt_flags[i] & CHOKE_PKT_ECN_CAPABLE)) {
+			q->stats.prob_drop++;
+			q->stats.drops++;
+			q->stats.offered_bytes += l;
+			outcome[i] = CHOKE_DROP_EARLY;
+			continue;
+		}
+		q->stats.prob_mark++;
+		out = CHOKE_QUEUED_MARKED;
+admit:
+		if (!room && !burst_admit_checks(q, qlen, head, &tail)) {
+			q->stats.offered_bytes += l;
+			outcome[i] = CHOKE_DROP_LIMIT;
+			continue;
+		}
+		tab[tail].pkt = pkt[i];
+		tab[tail].len = l;
+		tab[tail].flow = f;
+		tail = (tail + 1) & mask;
+		qlen++;
+		backlog += l;
+		outcome[i] = out;
+	}
+	q->head = head;
+	q->tail = tail;
+	q->qlen = qlen;
+	q->backlog = backlog;
+	q->qavg = qavg;
+	q->qcount = qcount;
+	q->rng_state = st;
+	q->stats.offered_pkts += n;
+	q->stats.offered_bytes += backlog - backlog0; /* modulo 2^64 */
+	q->stats.matched += nv;
+	q->stats.match_victims += nv;
+	q->stats.drops += 2 * (uint64_t)nv;
+	return nv;
+}
+
+/*
+ * RED (packets, the built-in generator) with the queue not idle: the
+ * average and the common decisions (below min; between the thresholds
+ * without a mark) in registers; any other arrival goes through
+ * choke_enqueue() with the state written back first (called, so that the
+ * single-packet path's code stays as it is).
+ */
+static inline __attribute__((__always_inline__)) void
+enqueue_burst_red(struct choke *q, void *const pkt[], const uint32_t len[],
+		  const uint32_t flow[], const uint8_t pkt_flags[], uint32_t n,
+		  uint8_t outcome[], const bool room)
+{
+	struct choke_slot *tab = q->tab;
+	const uint32_t mask = q->mask, head = q->head;
+	uint32_t tail = q->tail, qlen = q->qlen, i, nslow = 0;
+	uint64_t backlog = q->backlog, qavg = q->qavg, bytes = 0;
+	int32_t qcount = q->qcount;
+
+	for (i = 0; i < n; i++) {
+		uint32_t l = len[i];
+		uint64_t avg = red_avg_busy(qavg, q->Wlog, qlen);
+		int32_t c;
+
+		if (avg < q->qth_min) {
+			qcount = -1;
+		} else if (unlikely(avg >= q->qth_max || (c = red_qcount_inc(qcount)) == 0 ||
+				    red_mark_probability(avg, q->qth_min, q->Wlog, c, q->qR))) {
+			struct choke_verdict v;
+
+			q->tail = tail;
+			q->qlen = qlen;
+			q->backlog = backlog;
+			q->qavg = qavg;
+			q->qcount = qcount;
+			outcome[i] = (uint8_t)choke_enqueue(q, pkt[i], l, flow[i],
+							    pkt_flags ? pkt_flags[i] : 0u, 0, &v);
+			tail = q->tail;
+			qlen = q->qlen;
+			backlog = q->backlog;
+			qavg = q->qavg;
+			qcount = q->qcount;
+			nslow++;
+			continue;
+		} else {
+			qcount = c;
+		}
+		qavg = avg;
+		bytes += l;
+		if (!room && !burst_admit_checks(q, qlen, head, &tail)) {
+			outcome[i] = CHOKE_DROP_LIMIT;
+			continue;
+		}
+		tab[tail].pkt = pkt[i];
+		tab[tail].len = l;
+		tab[tail].flow = flow[i];
+		tail = (tail + 1) & mask;
+		qlen++;
+		backlog += l;
+		outcome[i] = CHOKE_QUEUED;
+	}
+	q->tail = tail;
+	q->qlen = qlen;
+	q->backlog = backlog;
+	q->qavg = qavg;
+	q->qcount = qcount;
+	q->stats.offered_pkts += n - nslow;
+	q->stats.offered_bytes += bytes;
+}
+
+int choke_enqueue_burst(struct choke *q, void *const pkt[], const uint32_t len[],
+			const uint32_t flow[], const uint8_t pkt_flags[], uint32_t n,
+			uint64_t now_ns, uint8_t outcome[], struct choke_victim victim[],
+			uint32_t victim_cap, uint32_t *nvictims)
+{
+	uint32_t nv = 0, i = 0, k, more;
+
+	*nvictims = 0;
+	if ((uint64_t)n * choke_victims_per_arrival(q) > victim_cap)
+		return CHOKE_EINVAL;
+	if (!n)
+		return 0;
+	if (q->kind == CHOKE_KIND_FIFO) {
+		if (likely(burst_has_room(q, n)))
+			enqueue_burst_fifo(q, pkt, len, flow, n, outcome, true);
+		else
+			enqueue_burst_fifo(q, pkt, len, flow, n, outcome, false);
+		return 0;
+	}
+	if (q->variant || q->protect || q->bytes_mode || q->ops.random_u32 ||
+	    (q->kind == CHOKE_KIND_CHOKE && q->ops.same_flow)) {
+		*nvictims = enqueue_burst_any(q, pkt, len, flow, pkt_flags, 0, n, now_ns,
+					      outcome, victim, 0);
+		return 0;
+	}
+	/* the one idle check of the burst: an idle period ends at the first
+	 * arrival, the others find the queue busy */
+	if (unlikely(q->idle)) {
+		nv = enqueue_burst_any(q, pkt, len, flow, pkt_flags, 0, 1, now_ns, outcome,
+				       victim, 0);
+		i = 1;
+	}
+	if (q->kind == CHOKE_KIND_RED) {
+		if (likely(burst_has_room(q, n - i)))
+			enqueue_burst_red(q, pkt + i, len + i, flow + i,
+					  pkt_flags ? pkt_flags + i : NULL, n - i, outcome + i, true);
+		else
+			enqueue_burst_red(q, pkt + i, len + i, flow + i,
+					  pkt_flags ? pkt_flags + i : NULL, n - i, outcome + i,
+					  false);
+		return 0;
+	}
+	if (likely(burst_has_room(q, n - i)))
+		more = enqueue_burst_choke(q, pkt + i, len + i, flow + i,
+					   pkt_flags ? pkt_flags + i : NULL, n - i, outcome + i,
+					   victim + nv, true);
+	else
+		more = enqueue_burst_choke(q, pkt + i, len + i, flow + i,
+					   pkt_flags ? pkt_flags + i : NULL, n - i, outcome + i,
+					   victim + nv, false);
+	/* arrival indices of the whole burst */
+	for (k = nv; i && k < nv + more; k++)
+		victim[k].arrival += i;
+	*nvictims = nv + more;
+	return 0;
+}
+
+/*
+ * m (1 <= m <= qlen) packets from the head of a span with holes. The
+ * slots are walked in order and each one's packet is written at pkt[k],
+ * k advancing only past a packet: no branch on whether a slot is a hole
+ * (CHOKe's victims leave them at random places, a branch the predictor
+ * loses). Then head moves past the holes after the last packet taken, to
+ * the next packet or tail, as choke_dequeue leaves it.
+ */
+static inline __attribute__((__always_inline__)) void
+dequeue_burst_holes(struct choke *q, void *pkt[], uint32_t len[], uint32_t m,
+		    const bool want_len)
+{
+	struct choke_slot *tab = q->tab;
+	const uint32_t mask = q->mask, tail = q->tail;
+	uint32_t head = q->head, k = 0;
+	uint64_t bytes = 0;
+
+	do {
+		struct choke_slot *s = &tab[head];
+		void *p = s->pkt;
+		uint32_t full = p != NULL;
+		uint32_t l = s->len & (0u - full); /* a hole's stale length: 0 */
+
+		pkt[k] = p;
+		if (want_len)
+			len[k] = l;
+		bytes += l;
+		k += full;
+		s->pkt = NULL;
+		head = (head + 1) & mask;
+	} while (k < m);
+	while (head != tail && tab[head].pkt == NULL)
+		head = (head + 1) & mask;
+	q->head = head;
+	q->qlen -= m;
+	q->backlog -= bytes;
+	q->stats.sent_pkts += m;
+	q->stats.sent_bytes += bytes;
+}
+
+uint32_t choke_dequeue_burst(struct choke *q, uint64_t now_ns, void *pkt[], uint32_t len[],
+			     uint32_t n)
+{
+	uint32_t m = n < q->qlen ? n : q->qlen, k;
+
+	if (unlikely(q->protect)) {
+		/* protect counts every departure: one at a time */
+		for (k = 0; k < n; k++) {
+			uint32_t l = 0;
+
+			pkt[k] = choke_dequeue(q, now_ns, &l);
+			if (!pkt[k])
+				return k;
+			if (len)
+				len[k] = l;
+		}
+		return n;
+	}
+	if (choke_span(q) == q->qlen) {
+		/* no holes: the m packets are the m slots from head */
+		struct choke_slot *tab = q->tab;
+		const uint32_t mask = q->mask;
+		uint32_t head = q->head;
+		uint64_t bytes = 0;
+
+		for (k = 0; k < m; k++) {
+			struct choke_slot *s = &tab[(head + k) & mask];
+
+			pkt[k] = s->pkt;
+			if (len)
+				len[k] = s->len;
+			bytes += s->len;
+			s->pkt = NULL;
+		}
+		q->head = (head + m) & mask;
+		q->qlen -= m;
+		q->backlog -= bytes;
+		q->stats.sent_pkts += m;
+		q->stats.sent_bytes += bytes;
+	} else if (m) {
+		if (len)
+			dequeue_burst_holes(q, pkt, len, m, true);
+		else
+			dequeue_burst_holes(q, pkt, len, m, false);
+	}
+	if (m < n && !q->idle) {
+		/* the call that found the queue empty */
+		q->idle = true;
+		q->idle_start_ns = now_ns;
+		q->pr.idled = 1;
+	}
+	return m;
 }
 
 void *choke_peek(const struct choke *q)
