@@ -260,6 +260,7 @@ static int setup(struct bridge *br, const struct choke_params *q, char *err, siz
 	long mtu_in = sys_mtu(o->in), mtu_out = sys_mtu(o->out);
 	struct dp_config c;
 	uint64_t now = now_ns();
+	uint32_t xdp_limit = 0;
 	int i;
 
 	if (rt_lock_iface(o->in, &br->lock[0], err, errlen) ||
@@ -295,9 +296,13 @@ static int setup(struct bridge *br, const struct choke_params *q, char *err, siz
 		}
 	}
 	if (o->xdp) {
-		/* the UMEM: each port's fill, receive and transmit rings full, the
-		 * queues at their limits, and a batch's slack */
-		uint32_t lim = q->cfg.limit, n = 2 * 3 * XDPB_RING + 2 * lim + 512;
+		/* the UMEM: each port's fill, receive and transmit rings full, two
+		 * queues at the limit (at least XDPB_LIMIT_MIN, so that a
+		 * reconfigure can grow it), and a batch's slack */
+		uint32_t n;
+
+		xdp_limit = q->cfg.limit > XDPB_LIMIT_MIN ? q->cfg.limit : XDPB_LIMIT_MIN;
+		n = 2 * 3 * XDPB_RING + 2 * xdp_limit + 512;
 
 		if (xdpb_open(&br->x, o->in, o->out, n, o->busy_poll_us, err, errlen))
 			return -1;
@@ -308,7 +313,7 @@ static int setup(struct bridge *br, const struct choke_params *q, char *err, siz
 		c.shaped = i ? o->duplex : 1;
 		c.index = (unsigned)i;
 		br->ndirs = i + 1;
-		if (o->xdp ? dp_open_xdp(&br->d[i], &c, &br->x, i, q->cfg.limit, now, err, errlen)
+		if (o->xdp ? dp_open_xdp(&br->d[i], &c, &br->x, i, xdp_limit, now, err, errlen)
 			   : dp_open(&br->d[i], &c, o->rx_v2 ? TPACKET_V2 : TPACKET_V3, now, err,
 				     errlen))
 			return -1;

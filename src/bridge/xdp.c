@@ -136,7 +136,7 @@ static int check_if(const char *ifname, char *err, size_t errlen)
 	}
 	nq = rx_queues(ifname);
 	if (nq > 1) {
-		snprintf(err, errlen, "--backend xdp on %s: it has %d receive queues and the "
+		snprintf(err, errlen, "--backend xdp: %s has %d receive queues and the "
 			 "bridge reads queue 0 only (frames on the others would bypass it); "
 			 "set one with `ethtool -L %s combined 1`", ifname, nq, ifname);
 		return -1;

@@ -15,7 +15,8 @@
 
 #include <xdp/xsk.h>
 
-#define XDPB_RING 2048 /* descriptors of each rx, tx, fill, completion ring */
+#define XDPB_RING 1024 /* descriptors of each rx, tx, fill, completion ring */
+#define XDPB_LIMIT_MIN 4096 /* queue limit the UMEM holds at least */
 
 /* One interface: its socket, its rings, how it was attached. */
 struct xdpb_port {
