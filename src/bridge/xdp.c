@@ -326,10 +326,25 @@ int xdpb_tx_kick(struct xdpb_port *p)
 
 int xdpb_tx_flush(struct xdpb_port *p)
 {
-	/* copy mode transmits in the kick's system call */
-	if (!p->tx_outstanding || (p->zerocopy && !xsk_ring_prod__needs_wakeup(&p->tx)))
+	int k, r = 0;
+
+	if (!p->tx_outstanding)
 		return 0;
-	return xdpb_tx_kick(p);
+	if (p->zerocopy)
+		return xsk_ring_prod__needs_wakeup(&p->tx) ? xdpb_tx_kick(p) : 0;
+	/* copy mode transmits in the kick's system call, a few dozen frames
+	 * per call (the kernel's batch): kick until the ring is drained */
+	for (k = 0; k < XDPB_RING / 16; k++) {
+		uint32_t cons = __atomic_load_n(p->tx.consumer, __ATOMIC_ACQUIRE);
+
+		if (cons == *p->tx.producer)
+			break;
+		r = xdpb_tx_kick(p);
+		/* nothing taken (the link is down, its queue stopped): later */
+		if (r || __atomic_load_n(p->tx.consumer, __ATOMIC_ACQUIRE) == cons)
+			break;
+	}
+	return r;
 }
 
 void xdpb_rx_poll(const struct xdpb *x, struct xdpb_port *p)
