@@ -296,15 +296,16 @@ static int setup(struct bridge *br, const struct choke_params *q, char *err, siz
 		}
 	}
 	if (o->xdp) {
-		/* the UMEM: each port's fill, receive and transmit rings full, two
-		 * queues at the limit (at least XDPB_LIMIT_MIN, so that a
-		 * reconfigure can grow it), and a batch's slack */
+		/* the UMEM: each port's receive (or fill) and transmit rings
+		 * full, two queues at the limit (at least XDPB_LIMIT_MIN, so
+		 * that a reconfigure can grow it), and a batch's slack */
 		uint32_t n;
 
 		xdp_limit = q->cfg.limit > XDPB_LIMIT_MIN ? q->cfg.limit : XDPB_LIMIT_MIN;
-		n = 2 * 3 * XDPB_RING + 2 * xdp_limit + 512;
+		n = 2 * (XDPB_RX_RING + XDPB_TX_RING) + 2 * xdp_limit + 512;
 
-		if (xdpb_open(&br->x, o->in, o->out, n, o->busy_poll_us, err, errlen))
+		if (xdpb_open(&br->x, o->in, o->out, n, c.max_frame, o->busy_poll_us, err,
+			      errlen))
 			return -1;
 	}
 	for (i = 0; i < 2; i++) {

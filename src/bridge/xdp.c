@@ -94,8 +94,8 @@ static int port_open(struct xdpb *x, struct xdpb_port *p, const char *ifname,
 	int r;
 
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.rx_size = XDPB_RING;
-	cfg.tx_size = XDPB_RING;
+	cfg.rx_size = XDPB_RX_RING;
+	cfg.tx_size = XDPB_TX_RING;
 	cfg.xdp_flags = m->xdp_flags | XDP_FLAGS_UPDATE_IF_NOEXIST;
 	cfg.bind_flags = m->bind | XDP_USE_NEED_WAKEUP;
 	r = xsk_socket__create_shared(&p->xsk, ifname, 0, x->umem, &p->rx, &p->tx, fq, cq,
@@ -157,8 +157,8 @@ static int open_mode(struct xdpb *x, const char *if0, const char *if1,
 	memset(&ucfg, 0, sizeof(ucfg));
 	memset(&fq0, 0, sizeof(fq0)); /* libxdp leaves some cached indexes unset */
 	memset(&cq0, 0, sizeof(cq0));
-	ucfg.fill_size = XDPB_RING;
-	ucfg.comp_size = XDPB_RING;
+	ucfg.fill_size = XDPB_RX_RING;
+	ucfg.comp_size = XDPB_TX_RING;
 	ucfg.frame_size = x->frame_size;
 	ucfg.frame_headroom = XSK_UMEM__DEFAULT_FRAME_HEADROOM;
 	*which = NULL;
@@ -190,7 +190,7 @@ static void close_sockets(struct xdpb *x)
 }
 
 int xdpb_open(struct xdpb *x, const char *if0, const char *if1, uint32_t nframes,
-	      int busy_poll_us, char *err, size_t errlen)
+	      uint32_t max_frame, int busy_poll_us, char *err, size_t errlen)
 {
 	const char *which = NULL;
 	uint32_t i;
@@ -204,7 +204,14 @@ int xdpb_open(struct xdpb *x, const char *if0, const char *if1, uint32_t nframes
 	libbpf_set_print(bpf_print);
 	if (check_if(if0, err, errlen) || check_if(if1, err, errlen))
 		return -1;
-	x->frame_size = XSK_UMEM__DEFAULT_FRAME_SIZE;
+	if (max_frame > XDPB_MAX_FRAME) {
+		snprintf(err, errlen, "--backend xdp forwards frames of up to %u bytes (an "
+			 "MTU of %u); %s or %s has a larger MTU", (unsigned)XDPB_MAX_FRAME,
+			 (unsigned)XDPB_MAX_FRAME - 26, if0, if1);
+		return -1;
+	}
+	x->frame_shift = max_frame + 256 <= 2048 ? 11 : 12;
+	x->frame_size = 1u << x->frame_shift;
 	x->nframes = nframes;
 	x->area_len = (size_t)nframes * x->frame_size;
 	x->area = mmap(NULL, x->area_len, PROT_READ | PROT_WRITE,
@@ -285,7 +292,7 @@ void xdpb_complete(struct xdpb *x, struct xdpb_port *p)
 
 	if (!p->tx_outstanding)
 		return;
-	n = xsk_ring_cons__peek(&p->cq, XDPB_RING, &idx);
+	n = xsk_ring_cons__peek(&p->cq, XDPB_TX_RING, &idx);
 	for (i = 0; i < n; i++)
 		xdpb_free(x, *xsk_ring_cons__comp_addr(&p->cq, idx + i));
 	if (n) {
@@ -297,7 +304,7 @@ void xdpb_complete(struct xdpb *x, struct xdpb_port *p)
 uint32_t xdpb_tx_room(struct xdpb *x, struct xdpb_port *p)
 {
 	xdpb_complete(x, p);
-	return xsk_prod_nb_free(&p->tx, XDPB_RING);
+	return xsk_prod_nb_free(&p->tx, XDPB_TX_RING);
 }
 
 int xdpb_tx_put(struct xdpb_port *p, uint64_t addr, uint32_t len)
@@ -334,7 +341,7 @@ int xdpb_tx_flush(struct xdpb_port *p)
 		return xsk_ring_prod__needs_wakeup(&p->tx) ? xdpb_tx_kick(p) : 0;
 	/* copy mode transmits in the kick's system call, a few dozen frames
 	 * per call (the kernel's batch): kick until the ring is drained */
-	for (k = 0; k < XDPB_RING / 16; k++) {
+	for (k = 0; k < XDPB_TX_RING / 16; k++) {
 		uint32_t cons = __atomic_load_n(p->tx.consumer, __ATOMIC_ACQUIRE);
 
 		if (cons == *p->tx.producer)

@@ -15,7 +15,11 @@
 
 #include <xdp/xsk.h>
 
-#define XDPB_RING 1024 /* descriptors of each rx, tx, fill, completion ring */
+/* Descriptors of each receive and fill ring (deep, as AF_PACKET's 16 MB
+ * receive ring is: it rides out the moments the bridge is not scheduled),
+ * and of each transmit and completion ring. */
+#define XDPB_RX_RING 8192
+#define XDPB_TX_RING 2048
 #define XDPB_LIMIT_MIN 4096 /* queue limit the UMEM holds at least */
 
 /* One interface: its socket, its rings, how it was attached. */
@@ -36,23 +40,25 @@ struct xdpb {
 	struct xsk_umem *umem;
 	void *area;
 	size_t area_len;
-	uint32_t frame_size, nframes;
+	uint32_t frame_size, nframes; /* frame_size: 2048 or 4096 */
+	unsigned frame_shift;
 	uint64_t *free;  /* stack of free frame addresses */
 	uint32_t nfree;
 	struct xdpb_port port[2];
 	int busy_poll_us; /* 0: off */
 };
 
-/* The largest frame a UMEM frame holds. */
-#define XDPB_MAX_FRAME (XSK_UMEM__DEFAULT_FRAME_SIZE - XSK_UMEM__DEFAULT_FRAME_HEADROOM - 256)
+/* The largest frame a UMEM frame holds (a 4 KiB one, less XDP's headroom). */
+#define XDPB_MAX_FRAME (4096 - 256)
 
-/* Open the UMEM (nframes frames) and a socket on queue 0 of each of if0 and
+/* Open the UMEM (nframes frames of 2 KiB, or 4 KiB if max_frame needs
+ * them) and a socket on queue 0 of each of if0 and
  * if1 (names kept, not copied): driver XDP with zero copy if the driver
  * allows it, else driver XDP with copies, else generic XDP. busy_poll_us > 0
  * sets the sockets' busy polling. 0, or -1 with the reason in err (anything
  * set up is undone: no XDP program stays attached). */
 int xdpb_open(struct xdpb *x, const char *if0, const char *if1, uint32_t nframes,
-	      int busy_poll_us, char *err, size_t errlen);
+	      uint32_t max_frame, int busy_poll_us, char *err, size_t errlen);
 /* Close both sockets (detaching the XDP programs) and free the UMEM. */
 void xdpb_close(struct xdpb *x);
 
@@ -63,11 +69,11 @@ static inline uint8_t *xdpb_data(const struct xdpb *x, uint64_t addr)
 }
 static inline uint32_t xdpb_index(const struct xdpb *x, uint64_t addr)
 {
-	return (uint32_t)(addr / x->frame_size);
+	return (uint32_t)(addr >> x->frame_shift);
 }
 static inline void xdpb_free(struct xdpb *x, uint64_t addr)
 {
-	x->free[x->nfree++] = addr - addr % x->frame_size;
+	x->free[x->nfree++] = addr & ~(uint64_t)(x->frame_size - 1);
 }
 
 /* Give free frames to a port's fill ring (as many as fit). */
