@@ -30,6 +30,8 @@ CORE_CFLAGS := $(BASE_CFLAGS) -ffreestanding -fno-builtin -mgeneral-regs-only -f
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC
 LDLIBS := -lm
 PCAP_LIBS := -lpcap
+# the bridge's AF_XDP backend (src/bridge/xdp.c): Debian's libxdp and libbpf
+XDP_LIBS := -lxdp -lbpf
 
 # DPDK is the benchmark's alone (its rte_red peer; docs/performance.md).
 # Deferred (=): evaluated when choke-bench is compiled, after tools/deps.sh
@@ -46,7 +48,7 @@ LIB_SRC := $(CORE_SRC) $(PKT_SRC) $(PARAMS_SRC)
 # the bridge (src/bridge/, docs/bridge.md)
 BRIDGE_SRC := src/bridge/bridge.c src/bridge/runtime.c src/bridge/config.c \
 	src/bridge/control.c src/bridge/dataplane.c src/bridge/stats.c \
-	src/bridge/stats_om.c src/bridge/afp.c
+	src/bridge/stats_om.c src/bridge/afp.c src/bridge/xdp.c
 # options declared once, for the command line and the bridge's config file
 BRIDGE_SRC += src/util/opt.c
 # the exporter (src/exporter/, docs/operations.md)
@@ -150,9 +152,10 @@ $(SHARED): $(LIB_OBJ)
 	ln -sf libchoke.so.$(VERSION) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/libchoke.so
 
-# the installed command: libc, libm and libpcap only (tests/install.sh)
+# the installed command: libc, libm, libpcap, libxdp and libbpf only
+# (tests/install.sh)
 $(CHOKE): $(CLI_OBJ) $(STATIC)
-	$(CC) $(SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(PCAP_LIBS) $(LDLIBS)
+	$(CC) $(SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(PCAP_LIBS) $(XDP_LIBS) $(LDLIBS)
 
 # the benchmarks (not installed): the core, flow keys, the replay, DPDK's rte_red
 $(BENCH): $(BENCH_OBJ) $(BUILD)/src/replay/replay.o $(STATIC)
@@ -171,13 +174,14 @@ $(SIM_TESTS): $(SIM_TEST_SRC) $(SIM_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(HDRS) | de
 # the bridge's rooms on in-memory rings (no root): tests/bridge/
 $(BRIDGE_TESTS): tests/bridge/test_bridge.c $(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(HDRS)
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/bridge/test_bridge.c \
-		$(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(LDLIBS)
+		$(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(XDP_LIBS) $(LDLIBS)
 
 # the exporter's rooms (no root): tests/exporter/
 $(EXPORTER_TESTS): tests/exporter/test_exporter.c $(EXPORTER_SRC:%.c=$(BUILD)/%.o) \
 		$(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(HDRS)
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/exporter/test_exporter.c \
-		$(EXPORTER_SRC:%.c=$(BUILD)/%.o) $(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) $(LDLIBS)
+		$(EXPORTER_SRC:%.c=$(BUILD)/%.o) $(BRIDGE_SRC:%.c=$(BUILD)/%.o) $(STATIC) \
+		$(XDP_LIBS) $(LDLIBS)
 
 $(MKPCAP): tests/mkpcap.c tests/pktbuild.h $(STATIC) | deps
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/mkpcap.c $(STATIC) $(LDLIBS)

@@ -81,6 +81,13 @@ expect_usage seed-negative "--seed needs an integer from 0 to 184467440737095516
 	$B --rate 10mbit --seed -1
 expect_usage seed-hex "not \"0x10\"" $B --rate 10mbit --seed 0x10
 expect_usage rx-ring "--rx-ring needs v2 or v3, not \"v4\"" $B --rate 10mbit --rx-ring v4
+expect_usage backend "--backend needs afpacket or xdp, not \"dpdk\"" $B --rate 10mbit --backend dpdk
+expect_usage busy-poll-zero "--busy-poll needs an integer from 1 to 10000, not \"0\"" \
+	$B --rate 10mbit --backend xdp --busy-poll 0
+expect_fail busy-poll-needs-xdp "--busy-poll needs --backend xdp" $B --rate 10mbit --busy-poll 50
+expect_fail rx-ring-not-xdp "--rx-ring is AF_PACKET's; --backend xdp has no TPACKET ring" \
+	$B --rate 10mbit --backend xdp --rx-ring v3
+expect_fail xdp-missing-interface "no such interface: nosuch0" $B --rate 10mbit --backend xdp
 expect_usage in-path "--in needs an interface name.*not \"../x\"" bridge --in ../x --out b --rate 10mbit
 expect_usage unknown-option "unknown option --frobnicate" $B --rate 10mbit --frobnicate
 expect_usage missing-value "--socket needs PATH" $B --rate 10mbit --socket
@@ -116,6 +123,13 @@ expect_fail config-bad-value "$tmp/bad1.conf:5: --burst needs an integer from 1 
 printf 'in nosuch0\nout nosuch1\nrx-ring v9\n' >"$tmp/bad4.conf"
 expect_fail config-bad-choice "$tmp/bad4.conf:3: --rx-ring needs v2 or v3, not \"v9\"" \
 	bridge --config "$tmp/bad4.conf"
+printf 'in nosuch0\nout nosuch1\nrate 20mbit\nbackend xdp\nbusy-poll 20\n' >"$tmp/xdp.conf"
+expect_fail config-backend-xdp "no such interface: nosuch0" bridge --config "$tmp/xdp.conf"
+printf 'in nosuch0\nout nosuch1\nrate 20mbit\nbackend xdp\nrx-ring v2\n' >"$tmp/bad6.conf"
+expect_fail config-backend-rx-ring "--rx-ring is AF_PACKET's" bridge --config "$tmp/bad6.conf"
+printf 'in nosuch0\nout nosuch1\nbackend af_xdp\n' >"$tmp/bad7.conf"
+expect_fail config-bad-backend "$tmp/bad7.conf:3: --backend needs afpacket or xdp, not \"af_xdp\"" \
+	bridge --config "$tmp/bad7.conf"
 printf 'config other.conf\n' >"$tmp/bad5.conf"
 expect_fail config-in-config "$tmp/bad5.conf:1: --config cannot be given in a configuration file" \
 	bridge --config "$tmp/bad5.conf"

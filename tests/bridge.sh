@@ -5,16 +5,26 @@
 # Also: one bridge per interface, the control socket's permissions, stats
 # --watch into a file, OpenMetrics through promtool (Debian: prometheus),
 # the systemd notifications.
-# Usage: CHOKE=build/gcc/choke sh tests/bridge.sh      (about 2.5 minutes)
+# Every case runs on both backends (AF_PACKET rings, then AF_XDP sockets),
+# with the same checks; BRIDGE_BACKEND=afpacket|xdp runs one.
+# Usage: CHOKE=build/gcc/choke sh tests/bridge.sh      (about 5 minutes)
 set -u
+if [ -z "${BRIDGE_BACKEND:-}" ]; then
+	st=0
+	for backend in afpacket xdp; do
+		BRIDGE_BACKEND=$backend sh "$0" "$@" || st=1
+	done
+	exit $st
+fi
+BK="--backend $BRIDGE_BACKEND"
 CHOKE=$(readlink -f "${CHOKE:-build/gcc/choke}")
 T=${BRIDGE_TEST_SECONDS:-12}
 C=chkc$$ B=chkb$$ S=chks$$ X=chkx$$
 tmp=$(mktemp -d)
 fails=0
 n=0
-ok() { n=$((n + 1)); echo "ok   bridge/$1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL bridge/$1: $2"; }
+ok() { n=$((n + 1)); echo "ok   bridge/$BRIDGE_BACKEND/$1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL bridge/$BRIDGE_BACKEND/$1: $2"; }
 
 cleanup() {
 	for ns in $C $B $S $X; do
@@ -48,7 +58,7 @@ ip netns exec $S iperf3 -s -p 5202 -J -D -I "$tmp/s2.pid" >/dev/null 2>&1
 launch() { # name, arguments of `choke bridge` (env: BRIDGE_ENV)
 	name=$1
 	shift
-	ip netns exec $B env ${BRIDGE_ENV:-} "$CHOKE" bridge "$@" \
+	ip netns exec $B env ${BRIDGE_ENV:-} "$CHOKE" bridge $BK "$@" \
 		>"$tmp/$name.final" 2>"$tmp/$name.log" &
 	bpid=$!
 	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
@@ -169,6 +179,16 @@ if python3 -c "import sys; u, j, k = map(float, sys.argv[1:]); sys.exit(not (u >
 else bad tcp-alone "utilisation $util goodput/link $1 Jain $3 flows $4: $(tail -3 "$tmp/tcp.log")"; fi
 if [ "$st" = 0 ] && grep -q '"directions"' "$tmp/tcp.final"; then ok "sigterm-final-counters"
 else bad sigterm-final-counters "exit $st: $(tail -2 "$tmp/tcp.log")"; fi
+
+# AF_XDP: the XDP programs left both interfaces with the bridge
+no_xdp() { # name
+	if [ $BRIDGE_BACKEND = xdp ]; then
+		if ip -n $B -d link show | grep -q "prog/xdp\|xdp id\| xdp "; then
+			bad "$1" "$(ip -n $B link show | grep -B1 xdp)"
+		else ok "$1"; fi
+	fi
+}
+no_xdp "xdp-detached-after-sigterm"
 
 # conservation, against the kernel's own interface counters
 python3 - "$s0" "$s1" "$tmp/tcp.final" <<'PY' >"$tmp/cons" 2>&1
@@ -296,6 +316,7 @@ conf() { # rate, discipline line
 in ba
 out bz        # the server's side
 rate $1
+backend $BRIDGE_BACKEND
 socket $tmp/ctl.sock
 	# the queue
 $2
@@ -303,7 +324,9 @@ EOF
 }
 conf 20mbit "choke limit 300 min 50 max 150 ecn"
 notify_listen "@choke-test-$$" "$tmp/notify.live"
+BK=    # the backend comes from the file
 BRIDGE_ENV="NOTIFY_SOCKET=@choke-test-$$" launch live --config "$tmp/live.conf" || exit 1
+BK="--backend $BRIDGE_BACKEND"
 ip netns exec $C timeout 40 iperf3 -c 10.55.0.2 -p 5201 -P 4 -t 6 >/dev/null 2>&1 &
 tpid=$!
 ip netns exec $C timeout 40 iperf3 -c 10.55.0.2 -p 5202 -u -b 30M -l 1400 -t 6 >/dev/null 2>&1 &
@@ -367,7 +390,10 @@ pid=$(ip netns pids $B | while read p; do grep -q "choke" /proc/$p/cmdline 2>/de
 capeff=$(awk '/^CapEff/{print $2}' /proc/$pid/status 2>/dev/null)
 mode=$(stat -c '%a %U' "$tmp/ctl.sock")
 stop_bridge
-if [ "$capeff" = 0000000000000000 ] && [ "$mode" = "600 root" ]; then ok "capabilities-dropped, socket 0600 root"
+# AF_XDP keeps CAP_NET_ADMIN and CAP_SYS_ADMIN, to detach its XDP programs
+want=0000000000000000
+[ $BRIDGE_BACKEND = xdp ] && want=0000000000201000
+if [ "$capeff" = $want ] && [ "$mode" = "600 root" ]; then ok "capabilities-dropped ($capeff), socket 0600 root"
 else bad capabilities "CapEff $capeff, socket $mode"; fi
 
 expect_fail() { # name, pattern, args...
@@ -378,14 +404,14 @@ expect_fail() { # name, pattern, args...
 	if [ $st = 1 ] && grep -qi -- "$pattern" "$tmp/e"; then ok "$name"
 	else bad "$name" "exit $st: $(cat "$tmp/e")"; fi
 }
-expect_fail missing-interface "no such interface: nosuch0" ip netns exec $B "$CHOKE" bridge --in ba --out nosuch0 --rate 10mbit
+expect_fail missing-interface "no such interface: nosuch0" ip netns exec $B "$CHOKE" bridge $BK --in ba --out nosuch0 --rate 10mbit
 expect_fail not-root "root" ip netns exec $B setpriv --reuid 65534 --regid 65534 --clear-groups \
-	"$CHOKE" bridge --in ba --out bz --rate 10mbit --socket "$tmp/x.sock"
+	"$CHOKE" bridge $BK --in ba --out bz --rate 10mbit --socket "$tmp/x.sock"
 ip -n $B link set bz mtu 1400
-expect_fail mtu-mismatch "MTU mismatch" ip netns exec $B "$CHOKE" bridge --in ba --out bz --rate 10mbit --socket "$tmp/y.sock"
+expect_fail mtu-mismatch "MTU mismatch" ip netns exec $B "$CHOKE" bridge $BK --in ba --out bz --rate 10mbit --socket "$tmp/y.sock"
 ip -n $B link set bz mtu 1500
 # a usage error: status 2, before any interface is touched
-timeout 10 ip netns exec $B "$CHOKE" bridge --in ba --out bz --rate fast >"$tmp/o" 2>"$tmp/e"
+timeout 10 ip netns exec $B "$CHOKE" bridge $BK --in ba --out bz --rate fast >"$tmp/o" 2>"$tmp/e"
 st=$?
 if [ $st = 2 ] && grep -q -- '--rate needs a rate in tc' "$tmp/e"; then ok bad-rate
 else bad bad-rate "exit $st: $(cat "$tmp/e")"; fi
@@ -404,7 +430,7 @@ first=$bpid
 second() { # name, pattern, args... (exit 1 with the pattern on stderr)
 	name=$1 pattern=$2
 	shift 2
-	timeout 10 ip netns exec $B "$CHOKE" bridge "$@" >"$tmp/o" 2>"$tmp/e"
+	timeout 10 ip netns exec $B "$CHOKE" bridge $BK "$@" >"$tmp/o" 2>"$tmp/e"
 	st=$?
 	if [ $st = 1 ] && grep -q -- "$pattern" "$tmp/e"; then ok "$name"
 	else bad "$name" "exit $st: $(cat "$tmp/e")"; fi
@@ -424,7 +450,7 @@ else bad first-bridge-keeps-its-socket "stats says pid [$spid], first is $first"
 # the same interface names in another namespace are other interfaces
 ip netns add $X && ip -n $X link add ba type veth peer name bz &&
 	ip -n $X link set ba up && ip -n $X link set bz up
-ip netns exec $X "$CHOKE" bridge --in ba --out bz --rate 10mbit --socket "$tmp/ctlx.sock" \
+ip netns exec $X "$CHOKE" bridge $BK --in ba --out bz --rate 10mbit --socket "$tmp/ctlx.sock" \
 	>/dev/null 2>"$tmp/x.log" &
 xpid=$!
 for i in 1 2 3 4 5 6 7 8 9 10; do grep -q "control socket" "$tmp/x.log" 2>/dev/null && break; sleep 0.2; done
@@ -472,5 +498,18 @@ else bad sd-notify-path "got: $(cat "$tmp/notify.first" 2>/dev/null)"; fi
 pkill_listener=$(ip netns pids $B | while read p; do grep -q "notify.first" /proc/$p/cmdline 2>/dev/null && echo $p; done)
 [ -n "$pkill_listener" ] && kill $pkill_listener 2>/dev/null
 
-echo "bridge: $n tests, $fails failed"
+if [ $BRIDGE_BACKEND = xdp ]; then
+	no_xdp "xdp-detached-after-sigkill-and-restart"
+	# a start that fails after the sockets are bound leaves nothing behind
+	expect_fail xdp-failed-start "control socket $tmp/nodir/c.sock" ip netns exec $B \
+		"$CHOKE" bridge $BK --in ba --out bz --rate 10mbit --socket "$tmp/nodir/c.sock"
+	no_xdp "xdp-detached-after-failed-start"
+	# the frames of a veth with two receive queues could bypass queue 0
+	ip -n $B link add q0 numrxqueues 2 type veth peer name q1
+	ip -n $B link set q0 up && ip -n $B link set q1 up
+	expect_fail xdp-multiqueue-refused "q0 has 2 receive queues" ip netns exec $B \
+		"$CHOKE" bridge $BK --in q0 --out q1 --rate 10mbit --socket "$tmp/q.sock"
+fi
+
+echo "bridge ($BRIDGE_BACKEND): $n tests, $fails failed"
 [ $fails = 0 ]

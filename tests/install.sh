@@ -1,6 +1,6 @@
 #!/bin/sh
 # make install into a staging directory, then check what a user gets: the
-# files, the soname, a `choke` that needs only libc, libm and libpcap (no
+# files, the soname, a `choke` that needs only libc, libm, libpcap, libxdp and libbpf (no
 # DPDK), the scenarios, `choke sim` by scenario name from another directory
 # (the search itself is src/sim's),
 # and README.md's library example compiled as printed against the staged
@@ -20,11 +20,12 @@ done
 soname=$(readelf -d "$d/usr/lib/libchoke.so.0.1.0" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ "$soname" = libchoke.so.0 ] || fail "soname is '$soname'"
 
-# the installed command links libc, libm and libpcap, nothing else
+# the installed command links libc, libm, libpcap, libxdp and libbpf (the
+# bridge's AF_XDP backend), nothing else
 needed=$(readelf -d "$d/usr/bin/choke" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ' | sed 's/ $//')
 for lib in $needed; do
 	case $lib in
-	libc.so.*|libm.so.*|libpcap.so.*) ;;
+	libc.so.*|libm.so.*|libpcap.so.*|libxdp.so.*|libbpf.so.*) ;;
 	*) fail "the installed choke needs $lib (NEEDED: $needed)" ;;
 	esac
 done

@@ -20,8 +20,10 @@ packages() {
 	case $1 in
 	demo)	# the simulator and libchoke: a C compiler and libc
 		echo make gcc libc6-dev ;;
-	build)	# make, make install: the library, choke (libpcap), choke-blast
-		echo "$(packages demo) libpcap-dev" ;;
+	build)	# make, make install: the library, choke (libpcap; libxdp and
+		# libbpf for the bridge's AF_XDP backend, libxdp1 bringing the XSK
+		# program it loads), choke-blast
+		echo "$(packages demo) libpcap-dev libxdp-dev libbpf-dev" ;;
 	check)	# make check: gcc, clang + sanitizers, valgrind, the tests' tools
 		echo "$(packages build) clang libclang-rt-14-dev llvm valgrind binutils" \
 			"pkg-config python3 libdpdk-dev iproute2 tcpdump iperf3 ethtool procps" \

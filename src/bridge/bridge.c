@@ -30,6 +30,7 @@ struct bridge {
 	const struct bridge_opts *cmdline; /* the command line alone */
 	struct bridge_opts run;            /* with the file's, as running */
 	struct dp_dir d[2];
+	struct xdpb x; /* --backend xdp: the UMEM and both sockets */
 	int ndirs;
 	int ctl_fd, sig_fd;
 	struct rt_notify notify;
@@ -210,6 +211,12 @@ static void reload(struct bridge *br)
 		case BO_RX_RING:
 			changed = a->rx_v2 != b->rx_v2;
 			break;
+		case BO_BACKEND:
+			changed = a->xdp != b->xdp;
+			break;
+		case BO_BUSY_POLL:
+			changed = a->busy_poll_us != b->busy_poll_us;
+			break;
 		case BO_SEED:
 			changed = a->seed != b->seed;
 			break;
@@ -253,6 +260,7 @@ static int setup(struct bridge *br, const struct choke_params *q, char *err, siz
 	long mtu_in = sys_mtu(o->in), mtu_out = sys_mtu(o->out);
 	struct dp_config c;
 	uint64_t now = now_ns();
+	uint32_t xdp_limit = 0;
 	int i;
 
 	if (rt_lock_iface(o->in, &br->lock[0], err, errlen) ||
@@ -278,13 +286,37 @@ static int setup(struct bridge *br, const struct choke_params *q, char *err, siz
 	c.burst_bytes = o->burst_bytes;
 	c.q = q;
 	c.seed = o->seed;
+	if (o->xdp) {
+		for (i = 0; i < 2; i++) {
+			const char *ifn = i ? o->out : o->in;
+
+			if (br->lock[i].stale && xdpb_clear_stale(ifn) > 0)
+				fprintf(stderr, "choke: bridge: %s: detached the XDP program a "
+					"killed bridge left behind\n", ifn);
+		}
+	}
+	if (o->xdp) {
+		/* the UMEM: each port's receive (or fill) and transmit rings
+		 * full, two queues at the limit (at least XDPB_LIMIT_MIN, so
+		 * that a reconfigure can grow it), and a batch's slack */
+		uint32_t n;
+
+		xdp_limit = q->cfg.limit > XDPB_LIMIT_MIN ? q->cfg.limit : XDPB_LIMIT_MIN;
+		n = 2 * (XDPB_RX_RING + XDPB_TX_RING) + 2 * xdp_limit + 512;
+
+		if (xdpb_open(&br->x, o->in, o->out, n, c.max_frame, o->busy_poll_us, err,
+			      errlen))
+			return -1;
+	}
 	for (i = 0; i < 2; i++) {
 		c.in = i ? o->out : o->in;
 		c.out = i ? o->in : o->out;
 		c.shaped = i ? o->duplex : 1;
 		c.index = (unsigned)i;
 		br->ndirs = i + 1;
-		if (dp_open(&br->d[i], &c, o->rx_v2 ? TPACKET_V2 : TPACKET_V3, now, err, errlen))
+		if (o->xdp ? dp_open_xdp(&br->d[i], &c, &br->x, i, xdp_limit, now, err, errlen)
+			   : dp_open(&br->d[i], &c, o->rx_v2 ? TPACKET_V2 : TPACKET_V3, now, err,
+				     errlen))
 			return -1;
 		dp_set_link(&br->d[i], stats_if_is_up(c.out));
 	}
@@ -343,8 +375,8 @@ static void run_loop(struct bridge *br)
 			if (w >= 0 && (wait < 0 || w < wait))
 				wait = w;
 		}
-		pf[0] = (struct pollfd){ br->d[0].rx.fd, POLLIN, 0 };
-		pf[1] = (struct pollfd){ br->d[1].rx.fd, POLLIN, 0 };
+		pf[0] = (struct pollfd){ dp_rx_fd(&br->d[0]), POLLIN, 0 };
+		pf[1] = (struct pollfd){ dp_rx_fd(&br->d[1]), POLLIN, 0 };
 		pf[2] = (struct pollfd){ br->ctl_fd, POLLIN, 0 };
 		pf[3] = (struct pollfd){ br->sig_fd, POLLIN, 0 };
 		timeout_ms = wait < 0 ? 1000 : (int)((wait + 999999) / 1000000);
@@ -429,7 +461,11 @@ int bridge_run(const struct bridge_opts *cmdline)
 	}
 	if (rt_notify_open(&br->notify, err, sizeof(err)))
 		fprintf(stderr, "choke: bridge: %s\n", err);
-	if (rt_drop_capabilities(err, sizeof(err))) {
+	/* AF_XDP: detaching the XDP programs at exit takes CAP_NET_ADMIN (the
+	 * netlink request) and CAP_SYS_ADMIN (finding the program by id) */
+	if (rt_drop_capabilities_but(br->run.xdp ? (1ull << CAP_NET_ADMIN |
+						       1ull << CAP_SYS_ADMIN) : 0,
+				     err, sizeof(err))) {
 		fprintf(stderr, "choke: bridge: %s\n", err);
 		goto out;
 	}
@@ -445,7 +481,7 @@ int bridge_run(const struct bridge_opts *cmdline)
 	notify(br, "STOPPING=1");
 	fprintf(stderr, "choke: bridge: stopping on signal %d; final counters:\n", br->stop);
 	for (i = 0; i < br->ndirs; i++)
-		br->d[i].st.rx_ring_drops += afp_rx_kernel_drops(&br->d[i].rx);
+		br->d[i].st.rx_ring_drops += dp_kernel_drops(&br->d[i]);
 	snapshot(br, &s);
 	stats_write_json(stdout, &s);
 	fflush(stdout);
@@ -453,6 +489,7 @@ int bridge_run(const struct bridge_opts *cmdline)
 out:
 	for (i = 0; i < 2; i++)
 		dp_close(&br->d[i]);
+	xdpb_close(&br->x); /* the XDP programs leave both interfaces */
 	if (br->ctl_fd >= 0) {
 		close(br->ctl_fd);
 		unlink(br->sock_path);

@@ -26,7 +26,7 @@
 /* The options, in the order of the usage text. */
 enum bridge_opt {
 	BO_IN, BO_OUT, BO_RATE, BO_DUPLEX, BO_BURST, BO_SOCKET, BO_CONFIG,
-	BO_ALLOW_MTU_MISMATCH, BO_RX_RING, BO_SEED, BO_NOPTS
+	BO_ALLOW_MTU_MISMATCH, BO_RX_RING, BO_BACKEND, BO_BUSY_POLL, BO_SEED, BO_NOPTS
 };
 
 /* The options, declared once (src/util/opt.h: name, value, help, range)
@@ -42,6 +42,8 @@ struct bridge_opts {
 	int duplex;
 	int allow_mtu_mismatch;
 	int rx_v2;              /* TPACKET_V2 receive ring (lower latency) */
+	int xdp;                /* --backend xdp: AF_XDP sockets, not AF_PACKET */
+	int busy_poll_us;       /* xdp: busy polling (0: off) */
 	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* "": default */
 	char config_file[4096]; /* options and words; re-read on SIGHUP */
 	uint64_t seed;

@@ -44,6 +44,11 @@ const struct cli_opt bridge_options[BO_NOPTS + 1] = {
 				    .flags = 0 },
 	[BO_RX_RING] = { BO_RX_RING + 1, "rx-ring", CLI_CHOICE, "v2|v3",
 			 "the receive ring's version (default v2)", .flags = 0 },
+	[BO_BACKEND] = { BO_BACKEND + 1, "backend", CLI_CHOICE, "afpacket|xdp",
+			 "how frames are read and sent (default afpacket)", .flags = 0 },
+	[BO_BUSY_POLL] = { BO_BUSY_POLL + 1, "busy-poll", CLI_U64, "USEC",
+			   "xdp: busy-poll the driver for up to USEC per look (default off)",
+			   .umin = 1, .umax = 10000 },
 	[BO_SEED] = { BO_SEED + 1, "seed", CLI_U64, "N", "the random seed (default 1)",
 		      .umax = UINT64_MAX },
 	[BO_NOPTS] = { .id = 0 },
@@ -126,6 +131,12 @@ int bridge_opt_set(struct bridge_opts *o, const char *name, const char *value,
 		break;
 	case BO_RX_RING:
 		o->rx_v2 = v.i == 0; /* v2|v3 */
+		break;
+	case BO_BACKEND:
+		o->xdp = v.i == 1; /* afpacket|xdp */
+		break;
+	case BO_BUSY_POLL:
+		o->busy_poll_us = (int)v.u;
 		break;
 	case BO_DUPLEX:
 		o->duplex = 1;
@@ -360,6 +371,15 @@ int bridge_opts_check(const struct bridge_opts *o, char *err, size_t errlen)
 	}
 	if (!strcmp(o->in, o->out)) {
 		snprintf(err, errlen, "--in and --out are the same interface");
+		return -1;
+	}
+	if (o->busy_poll_us && !o->xdp) {
+		snprintf(err, errlen, "--busy-poll needs --backend xdp");
+		return -1;
+	}
+	if (o->xdp && (o->given & (1u << BO_RX_RING) || o->line[BO_RX_RING])) {
+		snprintf(err, errlen, "--rx-ring is AF_PACKET's; --backend xdp has no "
+			 "TPACKET ring");
 		return -1;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #define RX_RING_BYTES (16u << 20)
 #define TX_FRAMES 1024
 #define POOL_SLACK 512 /* frames of a block beyond the queue's limit */
+#define DP_XDP_BATCH 256 /* descriptors taken from an AF_XDP rx ring at once */
 
 /* ---- packet memory ---- */
 
@@ -41,8 +42,58 @@ static int pool_grow(struct dp_dir *d, uint32_t n)
 static void pkt_put(struct dp_dir *d, struct dp_pkt *p)
 {
 	p->state = DP_PKT_FREE;
+	if (d->backend == DP_XDP) {
+		xdpb_free(d->x, p->addr); /* the UMEM frame is free again */
+		return;
+	}
 	p->next = d->free_list;
 	d->free_list = p;
+}
+
+/* ---- the transmit side of either backend ---- */
+
+static uint32_t tx_room(struct dp_dir *d)
+{
+	if (d->backend == DP_XDP)
+		return xdpb_tx_room(d->x, d->xout);
+	return afp_tx_free_slots(&d->tx);
+}
+
+/* Send a frame of the queue: AF_PACKET copies it into a slot, AF_XDP hands
+ * its UMEM frame over. 0, or -1 if the ring is full. */
+static int tx_put(struct dp_dir *d, struct dp_pkt *p)
+{
+	if (d->backend == DP_XDP)
+		return xdpb_tx_put(d->xout, p->addr, p->len);
+	return afp_tx_put(&d->tx, p->data, p->len);
+}
+
+static void tx_flush(struct dp_dir *d)
+{
+	if (d->backend == DP_XDP)
+		xdpb_tx_flush(d->xout);
+	else
+		afp_tx_flush(&d->tx);
+}
+
+static void tx_kick(struct dp_dir *d)
+{
+	if (d->backend == DP_XDP)
+		xdpb_tx_kick(d->xout);
+	else
+		afp_tx_kick(&d->tx);
+}
+
+int dp_rx_fd(const struct dp_dir *d)
+{
+	return d->backend == DP_XDP ? d->xin->fd : d->rx.fd;
+}
+
+uint64_t dp_kernel_drops(struct dp_dir *d)
+{
+	if (d->backend == DP_XDP)
+		return d->xin ? xdpb_kernel_drops(d->xin) : 0;
+	return d->rx.fd >= 0 ? afp_rx_kernel_drops(&d->rx) : 0;
 }
 
 static bool same_flow_cb(void *ctx, const void *a, const void *b)
@@ -154,6 +205,30 @@ int dp_open(struct dp_dir *d, const struct dp_config *cfg, int rx_version,
 	return dp_init(d, cfg, now, err, errlen);
 }
 
+int dp_open_xdp(struct dp_dir *d, const struct dp_config *cfg, struct xdpb *x, int in,
+		uint32_t umem_limit, uint64_t now, char *err, size_t errlen)
+{
+	memset(d, 0, sizeof(*d));
+	d->rx.fd = d->tx.fd = -1;
+	d->backend = DP_XDP;
+	d->x = x;
+	d->xin = &x->port[in];
+	d->xout = &x->port[1 - in];
+	d->umem_limit = umem_limit;
+	if (cfg->max_frame > XDPB_MAX_FRAME) {
+		snprintf(err, errlen, "--backend xdp forwards frames of up to %u bytes (an "
+			 "MTU of %u); %s or %s has a larger MTU", (unsigned)XDPB_MAX_FRAME,
+			 (unsigned)XDPB_MAX_FRAME - 26, cfg->in, cfg->out);
+		return -1;
+	}
+	if (cfg->shaped && cfg->q->cfg.limit > umem_limit) {
+		snprintf(err, errlen, "limit %u is more than the UMEM was sized for (%u)",
+			 cfg->q->cfg.limit, umem_limit);
+		return -1;
+	}
+	return dp_init(d, cfg, now, err, errlen);
+}
+
 int dp_init(struct dp_dir *d, const struct dp_config *cfg, uint64_t now,
 	    char *err, size_t errlen)
 {
@@ -166,7 +241,7 @@ int dp_init(struct dp_dir *d, const struct dp_config *cfg, uint64_t now,
 	d->out_up = 1;
 	d->rate_t = d->last_ns = now;
 	d->flow_seed = cfg->seed * 0x9E3779B97F4A7C15ull + cfg->index + 1;
-	d->inring_cap = afp_rx_batch_max(&d->rx);
+	d->inring_cap = d->backend == DP_XDP ? DP_XDP_BATCH : afp_rx_batch_max(&d->rx);
 	d->inring = calloc(d->inring_cap, sizeof(*d->inring));
 	d->batch = calloc(d->inring_cap, sizeof(*d->batch));
 	if (!d->inring || !d->batch) {
@@ -204,7 +279,14 @@ int dp_init(struct dp_dir *d, const struct dp_config *cfg, uint64_t now,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (pool_grow(d, d->prm.cfg.limit + POOL_SLACK)) {
+	if (d->backend == DP_XDP) {
+		/* the UMEM is the packet memory: a table entry per frame */
+		d->umeta = calloc(d->x->nframes, sizeof(*d->umeta));
+		if (!d->umeta) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	} else if (pool_grow(d, d->prm.cfg.limit + POOL_SLACK)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -225,6 +307,8 @@ void dp_close(struct dp_dir *d)
 	free(d->chunks);
 	free(d->inring);
 	free(d->batch);
+	free(d->umeta);
+	d->umeta = NULL;
 	if (d->shaped)
 		free(d->hh.e);
 	d->ring = NULL;
@@ -247,7 +331,7 @@ void dp_transmit(struct dp_dir *d, uint64_t now)
 	if (d->rate_bps)
 		bucket_refill(d, now);
 	/* the ring is flushed (one send()) after each run of up to 256 frames */
-	while (choke_qlen(&d->q) && rounds++ < 64 && (room = afp_tx_free_slots(&d->tx)) > 0) {
+	while (choke_qlen(&d->q) && rounds++ < 64 && (room = tx_room(d)) > 0) {
 		int stop = 0;
 
 		while (room && choke_qlen(&d->q)) {
@@ -260,7 +344,7 @@ void dp_transmit(struct dp_dir *d, uint64_t now)
 				break;
 			}
 			p = (struct dp_pkt *)choke_dequeue(&d->q, now, &len);
-			if (afp_tx_put(&d->tx, p->data, p->len)) {
+			if (tx_put(d, p)) {
 				d->st.drop_ring_full++; /* cannot happen: room was counted */
 				pkt_put(d, p);
 				continue;
@@ -269,12 +353,15 @@ void dp_transmit(struct dp_dir *d, uint64_t now)
 			d->st.tx_frames++;
 			d->st.tx_bytes += p->len;
 			if (p->data != p->buf)
-				d->st.direct++;
+				d->st.direct++; /* always so with AF_XDP */
 			delay_count(d, now > p->t_in ? now - p->t_in : 0);
 			room--;
-			pkt_put(d, p);
+			if (d->backend == DP_XDP)
+				p->state = DP_PKT_FREE; /* the frame returns on completion */
+			else
+				pkt_put(d, p);
 		}
-		afp_tx_flush(&d->tx);
+		tx_flush(d);
 		if (stop)
 			break;
 	}
@@ -288,25 +375,71 @@ int64_t dp_wait_ns(struct dp_dir *d, uint64_t now)
 	if (!d->shaped || !choke_qlen(&d->q) || !d->out_up)
 		return -1;
 	if (!d->rate_bps)
-		return afp_tx_free_slots(&d->tx) ? 0 : (afp_tx_kick(&d->tx), 200000);
+		return tx_room(d) ? 0 : (tx_kick(d), 200000);
 	bucket_refill(d, now);
 	p = (struct dp_pkt *)choke_peek(&d->q);
 	need = (int64_t)tx_time_ns(d, p->len) - d->budget_ns;
-	if (need <= 0 && !afp_tx_free_slots(&d->tx)) {
+	if (need <= 0 && !tx_room(d)) {
 		/* the transmit ring is full: frames a failed send() left behind
 		 * (a flap) go now, and we look again shortly instead of spinning */
-		afp_tx_kick(&d->tx);
+		tx_kick(d);
 		return 200000;
 	}
 	return need > 0 ? need : 0;
 }
 
-/* One received frame. A frame sent by a local socket (veth, containers) may
- * still lack its TCP/UDP checksum, left to an offload that does not happen
- * on this path: fill it in. */
-static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t status,
-		     uint64_t now)
+/* AF_XDP says nothing of checksums. A frame from a local sender that left
+ * its TCP/UDP checksum to an offload (veth) carries in the field the
+ * pseudo-header's sum alone, folded and not complemented: recognise that.
+ * (A complete checksum that happens to equal it is filled in again to the
+ * same value.) */
+static int csum_partial(const uint8_t *f, uint32_t len, const struct choke_pkt_info *info,
+			uint8_t proto)
 {
+	uint32_t l3 = info->l3_off, l4 = info->l4_off, at, end, a, alen, seg, i, sum;
+
+	if (!info->ip_version || !l4 ||
+	    (info->flags & (CHOKE_FLOW_F_FRAGMENT | CHOKE_FLOW_F_L4_TRUNC)))
+		return 0;
+	if (proto == 6)
+		at = 16;
+	else if (proto == 17)
+		at = 6;
+	else
+		return 0;
+	if (info->ip_version == 4) {
+		if (l3 + 20 > len)
+			return 0;
+		end = l3 + (uint32_t)(f[l3 + 2] << 8 | f[l3 + 3]);
+		a = l3 + 12;
+		alen = 8;
+	} else {
+		if (l3 + 40 > len)
+			return 0;
+		end = l3 + 40 + (uint32_t)(f[l3 + 4] << 8 | f[l3 + 5]);
+		a = l3 + 8;
+		alen = 32;
+	}
+	if (end > len || l4 + at + 2 > end)
+		return 0;
+	seg = end - l4;
+	sum = proto + (seg & 0xffff) + (seg >> 16);
+	for (i = 0; i < alen; i += 2)
+		sum += (uint32_t)(f[a + i] << 8 | f[a + i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint32_t)(f[l4 + at] << 8 | f[l4 + at + 1]) == sum;
+}
+
+/* One received frame (with AF_XDP, at UMEM address addr). A frame sent by
+ * a local socket (veth, containers) may still lack its TCP/UDP checksum,
+ * left to an offload that does not happen on this path: fill it in. */
+static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t status,
+		     uint64_t addr, uint64_t now)
+{
+	int xdp = d->backend == DP_XDP;
+	struct choke_flow_key xkey;
+	struct choke_pkt_info xinfo;
 	struct choke_verdict v;
 	enum choke_outcome r;
 	struct dp_pkt *p;
@@ -314,8 +447,10 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 
 	d->st.rx_frames++;
 	d->st.rx_bytes += len;
-	if (len > d->max_frame || len > d->tx.max_len) {
+	if (len > d->max_frame || (!xdp && len > d->tx.max_len)) {
 		d->st.drop_oversize++;
+		if (xdp)
+			xdpb_free(d->x, addr);
 		return;
 	}
 	if (status & TP_STATUS_CSUMNOTREADY) {
@@ -324,10 +459,18 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 
 		choke_flow_key_from_frame(frame, len, CHOKE_LINK_ETHERNET, &key, &info);
 		d->st.csum_filled += choke_pkt_l4_checksum_fill(frame, len, &info, key.proto);
+	} else if (xdp) {
+		/* the key is read once: the checksum is not part of it */
+		choke_flow_key_from_frame(frame, len, CHOKE_LINK_ETHERNET, &xkey, &xinfo);
+		if (csum_partial(frame, len, &xinfo, xkey.proto))
+			d->st.csum_filled += choke_pkt_l4_checksum_fill(frame, len, &xinfo,
+								  xkey.proto);
 	}
 	if (!d->shaped) {
-		if (afp_tx_put(&d->tx, frame, len)) {
+		if (xdp ? xdpb_tx_put(d->xout, addr, len) : afp_tx_put(&d->tx, frame, len)) {
 			d->st.drop_ring_full++;
+			if (xdp)
+				xdpb_free(d->x, addr);
 		} else {
 			d->st.tx_frames++;
 			d->st.tx_bytes += len;
@@ -335,18 +478,28 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 		}
 		return;
 	}
-	p = d->free_list;
-	if (!p && pool_grow(d, 256) == 0)
+	if (xdp) {
+		p = &d->umeta[xdpb_index(d->x, addr)];
+		p->addr = addr;
+	} else {
 		p = d->free_list;
-	if (!p) {
-		d->st.drop_ring_full++; /* out of packet memory */
-		return;
+		if (!p && pool_grow(d, 256) == 0)
+			p = d->free_list;
+		if (!p) {
+			d->st.drop_ring_full++; /* out of packet memory */
+			return;
+		}
+		d->free_list = p->next;
 	}
-	d->free_list = p->next;
 	p->data = frame;
 	p->len = len;
 	p->t_in = now;
-	choke_flow_key_from_frame(frame, len, CHOKE_LINK_ETHERNET, &p->key, &p->info);
+	if (xdp) {
+		p->key = xkey;
+		p->info = xinfo;
+	} else {
+		choke_flow_key_from_frame(frame, len, CHOKE_LINK_ETHERNET, &p->key, &p->info);
+	}
 	flow = choke_flow_key_hash(&p->key, d->flow_seed);
 	r = choke_enqueue(&d->q, p, len, flow,
 			  choke_pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, now, &v);
@@ -362,6 +515,8 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 	if (choke_outcome_is_marked(r))
 		choke_pkt_ecn_set_ce(frame, len, &p->info);
 	p->state = DP_PKT_QUEUED;
+	if (xdp)
+		return; /* the frame stays in its UMEM frame until sent */
 	if (d->ninring < d->inring_cap) {
 		d->inring[d->ninring++] = p;
 	} else {
@@ -371,14 +526,46 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 	}
 }
 
+/* AF_XDP: frames are offered where they lie in the UMEM; nothing is
+ * copied, a frame is handed back to the fill rings once sent or dropped. */
+static void dp_receive_xdp(struct dp_dir *d, uint64_t now)
+{
+	struct xdpb_port *in = d->xin;
+	uint32_t n, i, idx, batches = 0;
+
+	xdpb_complete(d->x, d->xout);
+	xdpb_refill(d->x, in);
+	xdpb_rx_poll(d->x, in);
+	while (batches < 64 && (n = xsk_ring_cons__peek(&in->rx, DP_XDP_BATCH, &idx)) > 0) {
+		for (i = 0; i < n; i++) {
+			const struct xdp_desc *dsc = xsk_ring_cons__rx_desc(&in->rx, idx + i);
+
+			dp_frame(d, xdpb_data(d->x, dsc->addr), dsc->len, 0, dsc->addr, now);
+		}
+		xsk_ring_cons__release(&in->rx, n);
+		if (d->shaped)
+			dp_transmit(d, now);
+		else
+			xdpb_tx_flush(d->xout);
+		xdpb_complete(d->x, d->xout);
+		xdpb_refill(d->x, in);
+		batches++;
+	}
+}
+
 void dp_receive(struct dp_dir *d, uint64_t now)
 {
 	uint32_t n, i, batches = 0;
 
+	if (d->backend == DP_XDP) {
+		dp_receive_xdp(d, now);
+		return;
+	}
 	while (batches < 64 && (n = afp_rx_batch(&d->rx, d->batch, d->inring_cap)) > 0) {
 		d->ninring = 0;
 		for (i = 0; i < n; i++) {
-			dp_frame(d, d->batch[i].data, d->batch[i].len, d->batch[i].status, now);
+			dp_frame(d, d->batch[i].data, d->batch[i].len, d->batch[i].status, 0,
+				 now);
 			/* serve the queue as we go: a V3 block can hold more
 			 * frames than the queue's limit */
 			if ((i & 255) == 255 && d->shaped)
@@ -411,8 +598,7 @@ void dp_tick(struct dp_dir *d, uint64_t now)
 {
 	double dt = (double)(now - d->rate_t) * 1e-9;
 
-	if (d->rx.fd >= 0)
-		d->st.rx_ring_drops += afp_rx_kernel_drops(&d->rx);
+	d->st.rx_ring_drops += dp_kernel_drops(d);
 	if (dt > 0) {
 		d->rate_in_bps = (double)(d->st.rx_bytes - d->rate_rx_bytes) * 8 / dt;
 		d->rate_out_bps = (double)(d->st.tx_bytes - d->rate_tx_bytes) * 8 / dt;
@@ -431,6 +617,12 @@ int dp_reconfigure(struct dp_dir *d, const struct choke_params *p, char *err,
 
 	if (!d->shaped)
 		return 0;
+	if (d->backend == DP_XDP && p->cfg.limit > d->umem_limit) {
+		snprintf(err, errlen, "limit %u is more than the AF_XDP UMEM was sized for at "
+			 "start (%u); restart the bridge to raise it", p->cfg.limit,
+			 d->umem_limit);
+		return -1;
+	}
 	if (choke_change_needs_ring(&d->q, p->cfg.limit)) {
 		nr = malloc(choke_ring_bytes(p->cfg.limit));
 		if (!nr) {
@@ -438,7 +630,7 @@ int dp_reconfigure(struct dp_dir *d, const struct choke_params *p, char *err,
 			return -1;
 		}
 	}
-	if (p->cfg.limit + POOL_SLACK > d->npkts &&
+	if (d->backend == DP_AFPACKET && p->cfg.limit + POOL_SLACK > d->npkts &&
 	    pool_grow(d, p->cfg.limit + POOL_SLACK - d->npkts)) {
 		free(nr);
 		snprintf(err, errlen, "out of memory");

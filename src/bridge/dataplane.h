@@ -1,8 +1,8 @@
 /*
  * The bridge's data path: one direction of the bump in the wire. Frames
- * come from an AF_PACKET receive ring, are offered to a queue of the core
- * (or, unshaped, go straight to the transmit ring), and leave through a
- * transmit ring at the pace of a token bucket. No formatting and no system
+ * come from a receive ring (AF_PACKET, or an AF_XDP socket), are offered to
+ * a queue of the core (or, unshaped, go straight to the transmit ring), and
+ * leave through a transmit ring at the pace of a token bucket. No formatting and no system
  * calls here beyond the rings' own; the lifecycle (bridge.c) feeds it time
  * and link state, the renderers (stats.c) read its counters.
  */
@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "afp.h"
+#include "xdp.h"
 #include "choke/core.h"
 #include "choke/hh.h"
 #include "choke/params.h"
@@ -29,10 +30,16 @@
 
 enum { DP_PKT_FREE, DP_PKT_QUEUED };
 
-/* A frame held by the queue. */
+/* Where frames come from and go to. */
+enum dp_backend { DP_AFPACKET, DP_XDP };
+
+/* A frame held by the queue. With AF_PACKET one of a pool; with AF_XDP the
+ * one entry of the direction's table that belongs to the frame's UMEM frame
+ * (index addr / frame size): the pointer the core holds names the address. */
 struct dp_pkt {
-	uint8_t *buf;  /* our copy */
-	uint8_t *data; /* the frame: in the receive ring, or buf */
+	uint8_t *buf;  /* our copy (AF_PACKET) */
+	uint8_t *data; /* the frame: in the receive ring, buf, or the UMEM */
+	uint64_t addr; /* its UMEM address (AF_XDP) */
 	uint32_t len;
 	uint8_t state;
 	uint64_t t_in;
@@ -67,8 +74,13 @@ struct dp_config {
 
 struct dp_dir {
 	const char *in, *out;
+	enum dp_backend backend;
 	struct afp_rx rx;
 	struct afp_tx tx;
+	struct xdpb *x;          /* AF_XDP: the UMEM and both sockets */
+	struct xdpb_port *xin, *xout;
+	struct dp_pkt *umeta;    /* AF_XDP, shaped: one per UMEM frame */
+	uint32_t umem_limit;     /* AF_XDP: the largest limit the UMEM holds */
 	int shaped, out_up;
 	uint32_t max_frame;
 	/* the queue */
@@ -101,6 +113,18 @@ struct dp_dir {
  * (dp_close frees what was set up). */
 int dp_open(struct dp_dir *d, const struct dp_config *cfg, int rx_version,
 	    uint64_t now, char *err, size_t errlen);
+
+/* The same on AF_XDP sockets: receive on x->port[in], send on
+ * x->port[1 - in]; umem_limit is the largest queue limit the UMEM was sized
+ * for (dp_reconfigure refuses more). 0, or -1 with a message. */
+int dp_open_xdp(struct dp_dir *d, const struct dp_config *cfg, struct xdpb *x, int in,
+		uint32_t umem_limit, uint64_t now, char *err, size_t errlen);
+
+/* The descriptor to wait on for arrivals. */
+int dp_rx_fd(const struct dp_dir *d);
+
+/* Frames the kernel dropped before the receive ring since the last call. */
+uint64_t dp_kernel_drops(struct dp_dir *d);
 
 /* Set up everything but the rings, which the caller has opened in d->rx and
  * d->tx (the data path tests pass rings in memory). now starts the clocks.

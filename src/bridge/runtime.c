@@ -63,6 +63,9 @@ int rt_lock_iface(const char *ifname, struct rt_lock *l, char *err, size_t errle
 				close(fd);
 				continue;
 			}
+			/* a stopping bridge removes the file: one with a pid in
+			 * it was left by a bridge that died */
+			l->stale = a.st_size > 0;
 			snprintf(buf, sizeof(buf), "%d %s\n", (int)getpid(), ifname);
 			if (ftruncate(fd, 0) || pwrite(fd, buf, strlen(buf), 0) < 0) {
 				snprintf(err, errlen, "lock %s: %s", l->path, strerror(errno));
@@ -162,14 +165,22 @@ int rt_notify(struct rt_notify *nt, char *err, size_t errlen, const char *fmt, .
 
 int rt_drop_capabilities(char *err, size_t errlen)
 {
+	return rt_drop_capabilities_but(0, err, errlen);
+}
+
+int rt_drop_capabilities_but(uint64_t keep, char *err, size_t errlen)
+{
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct data[2];
 	int cap;
 
 	for (cap = 0; cap <= 63; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL)
+		if (!(keep >> cap & 1) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) &&
+		    errno != EINVAL)
 			break;
 	memset(data, 0, sizeof(data));
+	data[0].effective = data[0].permitted = (uint32_t)keep;
+	data[1].effective = data[1].permitted = (uint32_t)(keep >> 32);
 	if (syscall(SYS_capset, &h, data)) {
 		snprintf(err, errlen, "dropping capabilities: %s", strerror(errno));
 		return -1;

@@ -7,6 +7,7 @@
 #define CHOKE_BRIDGE_RUNTIME_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -17,6 +18,7 @@ int rt_run_dir(char *err, size_t errlen);
 
 struct rt_lock {
 	int fd;
+	int stale; /* the file was there, left by a holder that died */
 	char path[128];
 };
 
@@ -49,5 +51,8 @@ void rt_notify_close(struct rt_notify *nt);
 /* Drop every capability (bounding set, effective, permitted, inheritable)
  * and set no_new_privs. 0, or -1 with a message. */
 int rt_drop_capabilities(char *err, size_t errlen);
+/* The same but for the capabilities in keep (bit n: capability n), which
+ * stay effective and permitted. */
+int rt_drop_capabilities_but(uint64_t keep, char *err, size_t errlen);
 
 #endif

@@ -23,6 +23,10 @@ void stats_take_dir(const struct dp_dir *d, struct stats_dir *o)
 	snprintf(o->in, sizeof(o->in), "%s", d->in);
 	snprintf(o->out, sizeof(o->out), "%s", d->out);
 	o->shaped = d->shaped;
+	if (d->backend == DP_XDP)
+		snprintf(o->backend, sizeof(o->backend), "xdp (%s)", xdpb_mode_name(d->xin));
+	else
+		snprintf(o->backend, sizeof(o->backend), "afpacket");
 	o->c = d->st;
 	o->rate_in_bps = d->rate_in_bps;
 	o->rate_out_bps = d->rate_out_bps;
@@ -161,6 +165,7 @@ static void dir_text(FILE *f, const struct stats_dir *d)
 		(unsigned long long)d->c.drop_oversize,
 		(unsigned long long)d->c.drop_reconfig,
 		(unsigned long long)d->c.rx_ring_drops);
+	fprintf(f, " backend %s\n", d->backend);
 	fprintf(f, " interfaces:");
 	for (i = 0; i < 4; i++) {
 		const struct stats_if *x = i < 2 ? &d->if_in : &d->if_out;
@@ -205,7 +210,8 @@ static void dir_json(FILE *f, const struct stats_dir *d)
 	json_string(f, d->in);
 	fprintf(f, ",\"out\":");
 	json_string(f, d->out);
-	fprintf(f, ",\"shaped\":%s", d->shaped ? "true" : "false");
+	fprintf(f, ",\"shaped\":%s,\"backend\":", d->shaped ? "true" : "false");
+	json_string(f, d->backend);
 	if (d->shaped) {
 		choke_params_format(&d->cfg, line, sizeof(line));
 		fprintf(f, ",\"rate_bps\":%llu,\"burst_ns\":%llu,\"discipline\":",

@@ -42,6 +42,7 @@ struct stats_flow {
 struct stats_dir {
 	char in[IF_NAMESIZE], out[IF_NAMESIZE];
 	int shaped;
+	char backend[32]; /* "afpacket", or "xdp" and how: "xdp (driver, copy)" */
 	/* shaped only */
 	uint64_t rate_bps, burst_ns;
 	struct choke_config cfg;
