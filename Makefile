@@ -47,7 +47,7 @@ PARAMS_SRC := src/params/params.c
 LIB_SRC := $(CORE_SRC) $(PKT_SRC) $(PARAMS_SRC)
 # the bridge (src/bridge/, docs/bridge.md)
 BRIDGE_SRC := src/bridge/bridge.c src/bridge/runtime.c src/bridge/config.c \
-	src/bridge/control.c src/bridge/dataplane.c src/bridge/stats.c \
+	src/bridge/control.c src/bridge/dataplane.c src/bridge/dp_setup.c src/bridge/stats.c \
 	src/bridge/stats_om.c src/bridge/afp.c src/bridge/xdp.c
 # options declared once, for the command line and the bridge's config file
 BRIDGE_SRC += src/util/opt.c

@@ -1,54 +1,12 @@
 /* The bridge's data path: see dataplane.h. Where a frame is forwarded:
- * dp_receive -> dp_frame (offered to the queue) -> dp_transmit. */
+ * dp_receive -> dp_frame (offered to the queue) -> dp_transmit. Setting a
+ * direction up, its housekeeping and its reconfiguration: dp_setup.c. */
 #include "dataplane.h"
+#include "dp_pool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define RX_RING_BYTES (16u << 20)
-#define TX_FRAMES 1024
-#define POOL_SLACK 512 /* frames of a block beyond the queue's limit */
-#define DP_XDP_BATCH 256 /* descriptors taken from an AF_XDP rx ring at once */
-
-/* ---- packet memory ---- */
-
-static int pool_grow(struct dp_dir *d, uint32_t n)
-{
-	struct dp_pkt *chunk = calloc(n, sizeof(*chunk));
-	uint8_t *bufs = malloc((size_t)n * d->max_frame);
-	struct dp_pkt **nc = realloc(d->chunks, (d->nchunks + 2) * sizeof(*nc));
-	uint32_t i;
-
-	if (!chunk || !bufs || !nc) {
-		free(chunk);
-		free(bufs);
-		if (nc)
-			d->chunks = nc;
-		return -1;
-	}
-	d->chunks = nc;
-	d->chunks[d->nchunks++] = chunk;
-	d->chunks[d->nchunks] = NULL;
-	for (i = 0; i < n; i++) {
-		chunk[i].buf = bufs + (size_t)i * d->max_frame;
-		chunk[i].next = d->free_list;
-		d->free_list = &chunk[i];
-	}
-	d->npkts += n;
-	return 0;
-}
-
-static void pkt_put(struct dp_dir *d, struct dp_pkt *p)
-{
-	p->state = DP_PKT_FREE;
-	if (d->backend == DP_XDP) {
-		xdpb_free(d->x, p->addr); /* the UMEM frame is free again */
-		return;
-	}
-	p->next = d->free_list;
-	d->free_list = p;
-}
 
 /* ---- the transmit side of either backend ---- */
 
@@ -94,22 +52,6 @@ uint64_t dp_kernel_drops(struct dp_dir *d)
 	if (d->backend == DP_XDP)
 		return d->xin ? xdpb_kernel_drops(d->xin) : 0;
 	return d->rx.fd >= 0 ? afp_rx_kernel_drops(&d->rx) : 0;
-}
-
-static bool same_flow_cb(void *ctx, const void *a, const void *b)
-{
-	(void)ctx;
-	return choke_flow_key_equal(&((const struct dp_pkt *)a)->key,
-			      &((const struct dp_pkt *)b)->key);
-}
-
-static void reconfig_drop_cb(void *ctx, void *pkt, uint32_t len)
-{
-	struct dp_dir *d = (struct dp_dir *)ctx;
-
-	(void)len;
-	d->st.drop_reconfig++;
-	pkt_put(d, (struct dp_pkt *)pkt);
 }
 
 /* ---- token bucket ---- */
@@ -187,138 +129,6 @@ static void delay_count(struct dp_dir *d, uint64_t delay)
 	d->delay_hist[d->delay_cur][delay_bucket(delay)]++;
 }
 
-/* ---- setting up ---- */
-
-int dp_open(struct dp_dir *d, const struct dp_config *cfg, int rx_version,
-	    uint64_t now, char *err, size_t errlen)
-{
-	uint32_t slot;
-
-	memset(d, 0, sizeof(*d));
-	d->rx.fd = d->tx.fd = -1;
-	for (slot = 256; slot < cfg->max_frame + 64; slot <<= 1)
-		;
-	if (afp_rx_open(&d->rx, cfg->in, rx_version, RX_RING_BYTES, slot, err, errlen))
-		return -1;
-	if (afp_tx_open(&d->tx, cfg->out, slot, TX_FRAMES, err, errlen))
-		return -1;
-	return dp_init(d, cfg, now, err, errlen);
-}
-
-int dp_open_xdp(struct dp_dir *d, const struct dp_config *cfg, struct xdpb *x, int in,
-		uint32_t umem_limit, uint64_t now, char *err, size_t errlen)
-{
-	memset(d, 0, sizeof(*d));
-	d->rx.fd = d->tx.fd = -1;
-	d->backend = DP_XDP;
-	d->x = x;
-	d->xin = &x->port[in];
-	d->xout = &x->port[1 - in];
-	d->umem_limit = umem_limit;
-	if (cfg->max_frame > XDPB_MAX_FRAME) {
-		snprintf(err, errlen, "--backend xdp forwards frames of up to %u bytes (an "
-			 "MTU of %u); %s or %s has a larger MTU", (unsigned)XDPB_MAX_FRAME,
-			 (unsigned)XDPB_MAX_FRAME - 26, cfg->in, cfg->out);
-		return -1;
-	}
-	if (cfg->shaped && cfg->q->cfg.limit > umem_limit) {
-		snprintf(err, errlen, "limit %u is more than the UMEM was sized for (%u)",
-			 cfg->q->cfg.limit, umem_limit);
-		return -1;
-	}
-	return dp_init(d, cfg, now, err, errlen);
-}
-
-int dp_init(struct dp_dir *d, const struct dp_config *cfg, uint64_t now,
-	    char *err, size_t errlen)
-{
-	void *mem;
-
-	d->in = cfg->in;
-	d->out = cfg->out;
-	d->shaped = cfg->shaped;
-	d->max_frame = cfg->max_frame;
-	d->out_up = 1;
-	d->rate_t = d->last_ns = now;
-	d->flow_seed = cfg->seed * 0x9E3779B97F4A7C15ull + cfg->index + 1;
-	d->inring_cap = d->backend == DP_XDP ? DP_XDP_BATCH : afp_rx_batch_max(&d->rx);
-	d->inring = calloc(d->inring_cap, sizeof(*d->inring));
-	d->batch = calloc(d->inring_cap, sizeof(*d->batch));
-	if (!d->inring || !d->batch) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (!d->shaped)
-		return 0;
-	d->prm = *cfg->q;
-	d->rate_bps = cfg->rate_bps;
-	if (d->rate_bps) {
-		uint64_t two_frames = tx_time_ns(d, 2 * d->max_frame);
-
-		d->burst_ns = cfg->burst_bytes ? tx_time_ns(d, (uint32_t)cfg->burst_bytes)
-					       : 2000000; /* 2 ms of the rate */
-		if (d->burst_ns < two_frames)
-			d->burst_ns = two_frames;
-		d->budget_ns = (int64_t)d->burst_ns;
-	}
-	d->ring = malloc(choke_ring_bytes(d->prm.cfg.limit));
-	if (!d->ring || choke_init(&d->q, &d->prm.cfg, d->ring,
-				   choke_ring_bytes(d->prm.cfg.limit))) {
-		snprintf(err, errlen, "cannot set up the queue");
-		return -1;
-	}
-	{
-		struct choke_ops ops = { NULL, same_flow_cb, d };
-
-		choke_set_ops(&d->q, &ops);
-	}
-	choke_seed(&d->q, cfg->seed + cfg->index);
-	mem = malloc(choke_hh_bytes(DP_HH_K));
-	if (!mem || choke_hh_init(&d->hh, DP_HH_K, mem, choke_hh_bytes(DP_HH_K), cfg->seed)) {
-		free(mem);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (d->backend == DP_XDP) {
-		/* the UMEM is the packet memory: a table entry per frame */
-		d->umeta = calloc(d->x->nframes, sizeof(*d->umeta));
-		if (!d->umeta) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-	} else if (pool_grow(d, d->prm.cfg.limit + POOL_SLACK)) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-void dp_close(struct dp_dir *d)
-{
-	uint32_t i;
-
-	afp_rx_close(&d->rx);
-	afp_tx_close(&d->tx);
-	free(d->ring);
-	for (i = 0; i < d->nchunks; i++) {
-		free(d->chunks[i][0].buf);
-		free(d->chunks[i]);
-	}
-	free(d->chunks);
-	free(d->inring);
-	free(d->batch);
-	free(d->umeta);
-	d->umeta = NULL;
-	if (d->shaped)
-		free(d->hh.e);
-	d->ring = NULL;
-	d->chunks = NULL;
-	d->inring = NULL;
-	d->batch = NULL;
-	d->nchunks = 0;
-	d->shaped = 0;
-}
-
 /* ---- forwarding ---- */
 
 void dp_transmit(struct dp_dir *d, uint64_t now)
@@ -346,7 +156,7 @@ void dp_transmit(struct dp_dir *d, uint64_t now)
 			p = (struct dp_pkt *)choke_dequeue(&d->q, now, &len);
 			if (tx_put(d, p)) {
 				d->st.drop_ring_full++; /* cannot happen: room was counted */
-				pkt_put(d, p);
+				dp_pkt_put(d, p);
 				continue;
 			}
 			d->budget_ns -= (int64_t)c;
@@ -359,7 +169,7 @@ void dp_transmit(struct dp_dir *d, uint64_t now)
 			if (d->backend == DP_XDP)
 				p->state = DP_PKT_FREE; /* the frame returns on completion */
 			else
-				pkt_put(d, p);
+				dp_pkt_put(d, p);
 		}
 		tx_flush(d);
 		if (stop)
@@ -483,7 +293,7 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 		p->addr = addr;
 	} else {
 		p = d->free_list;
-		if (!p && pool_grow(d, 256) == 0)
+		if (!p && dp_pool_grow(d, 256) == 0)
 			p = d->free_list;
 		if (!p) {
 			d->st.drop_ring_full++; /* out of packet memory */
@@ -504,12 +314,12 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 	r = choke_enqueue(&d->q, p, len, flow,
 			  choke_pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, now, &v);
 	for (i = 0; i < v.nvictims; i++)
-		pkt_put(d, (struct dp_pkt *)v.victim[i]);
+		dp_pkt_put(d, (struct dp_pkt *)v.victim[i]);
 	slot = choke_hh_add_verdict(&d->hh, flow, r, &v, NULL);
 	if (slot < DP_HH_K)
 		d->hh_key[slot] = p->key;
 	if (choke_outcome_is_drop(r)) {
-		pkt_put(d, p);
+		dp_pkt_put(d, p);
 		return;
 	}
 	if (choke_outcome_is_marked(r))
@@ -590,62 +400,4 @@ void dp_receive(struct dp_dir *d, uint64_t now)
 		afp_rx_done(&d->rx);
 		batches++;
 	}
-}
-
-/* ---- housekeeping and change ---- */
-
-void dp_tick(struct dp_dir *d, uint64_t now)
-{
-	double dt = (double)(now - d->rate_t) * 1e-9;
-
-	d->st.rx_ring_drops += dp_kernel_drops(d);
-	if (dt > 0) {
-		d->rate_in_bps = (double)(d->st.rx_bytes - d->rate_rx_bytes) * 8 / dt;
-		d->rate_out_bps = (double)(d->st.tx_bytes - d->rate_tx_bytes) * 8 / dt;
-	}
-	d->rate_t = now;
-	d->rate_rx_bytes = d->st.rx_bytes;
-	d->rate_tx_bytes = d->st.tx_bytes;
-	d->delay_cur = (d->delay_cur + 1) % DP_DELAY_WINDOW;
-	memset(d->delay_hist[d->delay_cur], 0, sizeof(d->delay_hist[0]));
-}
-
-int dp_reconfigure(struct dp_dir *d, const struct choke_params *p, char *err,
-		   size_t errlen)
-{
-	void *nr = NULL, *old = NULL;
-
-	if (!d->shaped)
-		return 0;
-	if (d->backend == DP_XDP && p->cfg.limit > d->umem_limit) {
-		snprintf(err, errlen, "limit %u is more than the AF_XDP UMEM was sized for at "
-			 "start (%u); restart the bridge to raise it", p->cfg.limit,
-			 d->umem_limit);
-		return -1;
-	}
-	if (choke_change_needs_ring(&d->q, p->cfg.limit)) {
-		nr = malloc(choke_ring_bytes(p->cfg.limit));
-		if (!nr) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-	}
-	if (d->backend == DP_AFPACKET && p->cfg.limit + POOL_SLACK > d->npkts &&
-	    pool_grow(d, p->cfg.limit + POOL_SLACK - d->npkts)) {
-		free(nr);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (choke_change(&d->q, &p->cfg, nr, nr ? choke_ring_bytes(p->cfg.limit) : 0,
-			 &old, reconfig_drop_cb, d)) {
-		free(nr);
-		snprintf(err, errlen, "the queue refused the configuration");
-		return -1;
-	}
-	if (nr) {
-		free(old);
-		d->ring = nr;
-	}
-	d->prm = *p;
-	return 0;
 }
