@@ -211,9 +211,10 @@ static u32 libchoke_cb_hash(const struct libchoke_sched *q,
 }
 
 /*
- * The core's flow comparison. Without protect every packet is offered with
- * the same flow value (0), so the core asks here for each packet it draws: the keys are
- * computed now, once per packet, and compared. Two folded keys that are
+ * The core's flow comparison. Without protect every packet is offered
+ * with the same flow value (0), so the core asks here for each packet it
+ * draws: the keys are computed now, once per packet, and compared (with
+ * protect, only when the hashes are equal, the keys already filled). Two folded keys that are
  * equal are confirmed on the full keys (their headers are unchanged while
  * queued; a CE mark is not part of the key).
  */
