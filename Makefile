@@ -106,12 +106,13 @@ DEMO_OBJ := $(DEMO_SRC:%.c=$(BUILD)/%.o) $(SIM_SRC:%.c=$(BUILD)/%.o)
 all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST) $(DEMO) $(TC_PLUGIN)
 
 # The packages of the goals on the command line (tools/deps.sh TARGET):
-# check-one is check's; anything but the names below (all, install, a
-# file) is build's; clean and uninstall need none.
+# check-one is check's, eval-kernel-peers check-kernel's; anything but the
+# names below (all, install, a file) is build's; clean and uninstall need none.
 DEPS ?= yes
 DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel ns3 deb check-deb
 deps_of = $(if $(filter check-one,$1),check,$(if $(filter check-ns3 ns3-compare,$1),ns3,$(if \
-	$(filter $(DEPS_GOALS),$1),$1,$(if $(filter clean uninstall,$1),,build))))
+	$(filter eval-kernel-peers,$1),check-kernel,$(if $(filter $(DEPS_GOALS),$1),$1,$(if \
+	$(filter clean uninstall,$1),,build)))))
 DEPS_FOR := $(sort $(foreach g,$(or $(MAKECMDGOALS),all),$(call deps_of,$g)))
 .PHONY: deps
 deps:
@@ -284,7 +285,7 @@ check: | deps
 # The kernel module (kmod/, docs/kernel.md), against the running kernel's
 # headers or KDIR=...; and its User-Mode Linux harness (not part of check:
 # it builds a kernel; .ci/run runs it after check).
-.PHONY: kmod check-kernel kernel-fuzz bench-kernel
+.PHONY: kmod check-kernel kernel-fuzz bench-kernel eval-kernel-peers
 kmod: | deps
 	$(MAKE) -C kmod $(if $(KDIR),KDIR=$(KDIR))
 
@@ -308,6 +309,13 @@ kernel-fuzz: | deps
 
 bench-kernel: | deps
 	sh tests/kernel/bench-kernel.sh
+
+# protect in the kernel against the kernel's own schedulers (fq_codel, sfb,
+# cake, pie, red, mainline choke) in UML, root; the table of docs/results.md
+# section 12 (build/kernel/peers/table.md). EVAL_PEERS_ARGS: e.g.
+# "--repeats 3 --seconds 20" (the defaults: 2 and 20, about 25 minutes).
+eval-kernel-peers: | deps
+	sh tests/kernel/eval-peers.sh $(EVAL_PEERS_ARGS)
 
 bench: $(BENCH) | deps
 	./$(BENCH)

@@ -22,6 +22,14 @@
  *  - an empty peek starts the idle period (libchoke_peek);
  *  - xstats "other" counts the packets a reset or change dropped.
  *
+ * It also registers a second id, "chokeplus" (kmod/chokeplus.h), for what
+ * mainline's options have no room for: protect and the draw variants,
+ * configured by stock tc through the plugin kmod/tc/q_chokeplus.so. Its
+ * first three attributes are choke's; TCA_CHOKEPLUS_VARIANT carries the
+ * rest. With protect the flow key is computed for every arrival and its
+ * keyed hash is the core's flow value (protect's table is keyed by it);
+ * a match of the draw variants drops every victim the core hands back.
+ *
  * Locking: enqueue, dequeue, peek and reset run under the qdisc's root
  * lock; change takes sch_tree_lock; dump and dump_stats run under RTNL
  * without the qdisc lock, so they read counters with READ_ONCE.
@@ -46,6 +54,19 @@
 #include <net/red.h>
 
 #include "choke/core.h"
+#include "chokeplus.h"
+
+/* chokeplus's first three attributes are choke's, number for number. */
+static_assert((int)TCA_CHOKEPLUS_PARMS == (int)TCA_CHOKE_PARMS &&
+	      (int)TCA_CHOKEPLUS_STAB == (int)TCA_CHOKE_STAB &&
+	      (int)TCA_CHOKEPLUS_MAX_P == (int)TCA_CHOKE_MAX_P &&
+	      (int)TCA_CHOKEPLUS_VARIANT == (int)TCA_CHOKE_MAX + 1,
+	      "chokeplus extends choke's attributes");
+static_assert(offsetof(struct tc_chokeplus_xstats, protect) ==
+	      sizeof(struct tc_choke_xstats) &&
+	      offsetof(struct tc_chokeplus_xstats, matched) ==
+	      offsetof(struct tc_choke_xstats, matched),
+	      "chokeplus's xstats begin with choke's");
 
 /*
  * What a flow is. Filled from the kernel's flow dissector (the one mainline
@@ -104,6 +125,9 @@ struct libchoke_sched {
 	void *ring;			/* the ring given to the core */
 	siphash_key_t hkey;		/* per-instance key for folding */
 	struct Qdisc *sch;
+	bool plus;			/* the id chokeplus (else choke) */
+	bool keyed;			/* protect: every arrival's flow key,
+					 * its hash the core's flow value */
 	/* packets and bytes the current change (or reset) dropped, for the
 	 * parents' backlog */
 	unsigned int change_drops, change_bytes;
@@ -169,9 +193,28 @@ static void libchoke_cb_fill(const struct libchoke_sched *q,
 }
 
 /*
- * The core's flow comparison. Every packet is offered with the same flow
- * value (0), so the core asks here for each packet it draws: the keys are
- * computed now, once per packet, and compared. Two folded keys that are
+ * protect's flow value: a keyed hash of the key as kept in the control
+ * block (IPv6 addresses already folded into src and dst; addr_type tells
+ * folded keys from others). Equal values are still confirmed by
+ * libchoke_same_flow before a match.
+ */
+static u32 libchoke_cb_hash(const struct libchoke_sched *q,
+			    const struct libchoke_cb *cb)
+{
+	u64 h = siphash_4u32((u32)cb->ip_proto | (u32)cb->addr_type << 8 |
+			     (u32)be16_to_cpu(cb->n_proto) << 16,
+			     (u32)be16_to_cpu(cb->sport) |
+			     (u32)be16_to_cpu(cb->dport) << 16,
+			     cb->src, cb->dst, &q->hkey);
+
+	return (u32)(h ^ (h >> 32));
+}
+
+/*
+ * The core's flow comparison. Without protect every packet is offered
+ * with the same flow value (0), so the core asks here for each packet it
+ * draws: the keys are computed now, once per packet, and compared (with
+ * protect, only when the hashes are equal, the keys already filled). Two folded keys that are
  * equal are confirmed on the full keys (their headers are unchanged while
  * queued; a CE mark is not part of the key).
  */
@@ -223,27 +266,52 @@ static void libchoke_sync(struct Qdisc *sch, const struct libchoke_sched *q)
 	sch->qstats.backlog = (u32)choke_backlog(&q->core);
 }
 
+/*
+ * The queued packets a match took out (one, or with the draw variants up
+ * to CHOKE_MAX_VICTIMS): every parent had counted them, so take them back
+ * (after our qlen is current, so an emptied class is noticed), then drop
+ * each.
+ */
+static void libchoke_drop_victims(struct Qdisc *sch,
+				  const struct choke_verdict *v,
+				  struct sk_buff **to_free)
+{
+	unsigned int i, bytes = 0;
+
+	for (i = 0; i < v->nvictims; i++)
+		bytes += v->victim_len[i];
+	qdisc_tree_reduce_backlog(sch, v->nvictims, bytes);
+	for (i = 0; i < v->nvictims; i++)
+		qdisc_drop(v->victim[i], sch, to_free);
+}
+
 static int libchoke_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			    struct sk_buff **to_free)
 {
 	struct libchoke_sched *q = qdisc_priv(sch);
+	struct libchoke_cb *cb = libchoke_cb(skb);
 	unsigned int len = qdisc_pkt_len(skb);
 	unsigned int pkt_flags = 0;
 	struct choke_verdict v;
+	u32 flow = 0;
 	u64 now = 0;
 	int r;
 
 	/* Nothing here is computed for every packet unless the core needs
-	 * it: the flow key only when a draw compares (libchoke_same_flow),
-	 * the ECN test only with ecn configured, the clock only to end an
-	 * idle period. */
-	libchoke_cb(skb)->valid = 0;
+	 * it: the flow key only when a draw compares (libchoke_same_flow) or
+	 * protect keys its table by it, the ECN test only with ecn
+	 * configured, the clock only to end an idle period. */
+	cb->valid = 0;
+	if (q->keyed) {
+		libchoke_cb_fill(q, skb, cb);
+		flow = libchoke_cb_hash(q, cb);
+	}
 	if ((q->cfg.flags & TC_RED_ECN) && libchoke_ecn_capable(skb))
 		pkt_flags |= CHOKE_PKT_ECN_CAPABLE;
 	if (choke_enqueue_needs_time(&q->core))
 		now = ktime_get_ns();
 
-	r = choke_enqueue(&q->core, skb, len, 0, pkt_flags, now, &v);
+	r = choke_enqueue(&q->core, skb, len, flow, pkt_flags, now, &v);
 	libchoke_sync(sch, q);
 	sch->qstats.overlimits = (u32)choke_get_stats(&q->core)->overlimits;
 
@@ -254,13 +322,11 @@ static int libchoke_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		INET_ECN_set_ce(skb);
 		return NET_XMIT_SUCCESS;
 	case CHOKE_DROP_MATCH:
-		/* The victim had been counted by every parent: take it back
-		 * (after our qlen is current, so an emptied class is noticed). */
-		qdisc_tree_reduce_backlog(sch, 1, v.victim_len[0]);
-		qdisc_drop(v.victim[0], sch, to_free);
+		libchoke_drop_victims(sch, &v, to_free);
 		fallthrough;
 	case CHOKE_DROP_FORCED:
 	case CHOKE_DROP_EARLY:
+	case CHOKE_DROP_PROTECT: /* above its fair share: congestion */
 		qdisc_drop(skb, sch, to_free);
 		return NET_XMIT_CN;
 	default: /* CHOKE_DROP_LIMIT */
@@ -335,10 +401,104 @@ static const struct nla_policy libchoke_policy[TCA_CHOKE_MAX + 1] = {
 	[TCA_CHOKE_MAX_P] = { .type = NLA_UNSPEC },
 };
 
+/* chokeplus: choke's three, then the variant (lengths checked below too) */
+static const struct nla_policy chokeplus_policy[TCA_CHOKEPLUS_MAX + 1] = {
+	[TCA_CHOKEPLUS_PARMS] = { .type = NLA_UNSPEC },
+	[TCA_CHOKEPLUS_STAB] = { .type = NLA_UNSPEC },
+	[TCA_CHOKEPLUS_MAX_P] = { .type = NLA_UNSPEC },
+	[TCA_CHOKEPLUS_VARIANT] = { .type = NLA_UNSPEC },
+};
+
 #define LIBCHOKE_FLAGS (TC_RED_ECN | TC_RED_HARDDROP)
 
 /*
- * Options to a configuration, validated. Refused as by mainline: no
+ * The core's own check (choke_config_validate), the same rules as below
+ * plus the core's, as a safety net: a refusal names the core's reason
+ * (NL_SET_ERR_MSG_MOD takes literals only, hence the table).
+ */
+static int libchoke_core_check(const struct choke_config *c,
+			       struct netlink_ext_ack *extack)
+{
+	enum choke_config_reason r = choke_config_validate(c);
+
+	if (r == CHOKE_CFG_OK)
+		return 0;
+	switch (r) {
+#define LIBCHOKE_REASON_(code, text) \
+	case code: NL_SET_ERR_MSG_MOD(extack, text); break;
+	CHOKE_CONFIG_REASONS(LIBCHOKE_REASON_)
+#undef LIBCHOKE_REASON_
+	default:
+		NL_SET_ERR_MSG_MOD(extack, "configuration refused by the core");
+		break;
+	}
+	return -EINVAL;
+}
+
+/*
+ * chokeplus's TCA_CHOKEPLUS_VARIANT into c (absent: plain CHOKe), each
+ * field checked with its own message. Byte mode has no field: chokeplus
+ * counts packets, as choke does.
+ */
+static int chokeplus_parse_variant(const struct nlattr *a,
+				   struct choke_config *c,
+				   struct netlink_ext_ack *extack)
+{
+	const struct tc_chokeplus_variant *v;
+
+	if (!a)
+		return 0;
+	if (nla_len(a) != sizeof(*v)) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    KBUILD_MODNAME ": TCA_CHOKEPLUS_VARIANT must be a struct tc_chokeplus_variant (4 bytes)");
+		return -EINVAL;
+	}
+	v = nla_data(a);
+	switch (v->variant) {
+	case CHOKE_VAR_NONE:
+	case CHOKE_VAR_ADAPTIVE:
+		if (v->draws) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    KBUILD_MODNAME ": a draw count without draws or geometric");
+			return -EINVAL;
+		}
+		break;
+	case CHOKE_VAR_DRAWS:
+		if (v->draws < 2 || v->draws > CHOKE_MAX_DRAWS) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    KBUILD_MODNAME ": draws must be 2 to 16");
+			return -EINVAL;
+		}
+		break;
+	case CHOKE_VAR_GEOMETRIC:
+		if (v->draws < 1 || v->draws > CHOKE_MAX_DRAWS) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    KBUILD_MODNAME ": the geometric cap must be 1 to 16");
+			return -EINVAL;
+		}
+		break;
+	default:
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    KBUILD_MODNAME ": unknown variant (0 to 3)");
+		return -EINVAL;
+	}
+	if (v->protect && (v->protect < CHOKE_PROTECT_MIN ||
+			   v->protect > CHOKE_PROTECT_MAX ||
+			   (v->protect & (v->protect - 1)))) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    KBUILD_MODNAME ": the protect table must have 8 to 256 entries, a power of two");
+		return -EINVAL;
+	}
+	c->variant = v->variant;
+	c->draws = v->draws;
+	c->protect = v->protect;
+	return 0;
+}
+
+/*
+ * Options to a configuration, validated (plus: the id chokeplus, whose
+ * first three attributes are choke's and are checked alike, with the same
+ * messages). Refused as by mainline: no
  * options, PARMS or STAB missing, limit above 131071, fls(min) + Wlog >= 32,
  * fls(max) + Wlog >= 32, Scell_log >= 32, max < min, a Stab entry >= 32.
  * Refused here although mainline accepts them (each cannot work as meant):
@@ -358,25 +518,30 @@ static const struct nla_policy libchoke_policy[TCA_CHOKE_MAX + 1] = {
  * would break tc; the effect is only a shorter idle clamp.
  */
 static int libchoke_parse(struct nlattr *opt, struct choke_config *c,
-			  struct netlink_ext_ack *extack)
+			  bool plus, struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[TCA_CHOKE_MAX + 1];
+	struct nlattr *tb[TCA_CHOKEPLUS_MAX + 1];
 	const struct tc_red_qopt *ctl;
 	const u8 *stab;
-	const char *why;
 	int err, i;
 
 	if (!opt) {
-		NL_SET_ERR_MSG_MOD(extack, "choke needs options (TCA_CHOKE_PARMS and TCA_CHOKE_STAB)");
+		if (plus)
+			NL_SET_ERR_MSG_MOD(extack, "chokeplus needs options (TCA_CHOKEPLUS_PARMS and TCA_CHOKEPLUS_STAB)");
+		else
+			NL_SET_ERR_MSG_MOD(extack, "choke needs options (TCA_CHOKE_PARMS and TCA_CHOKE_STAB)");
 		return -EINVAL;
 	}
-	/* Strict where stock tc is never affected: an attribute type choke
-	 * does not know, or bytes after the last whole attribute, are
-	 * refused (the deprecated parse mainline uses skips both, with at
-	 * most a warning in the kernel log). NLA_F_NESTED is not required on
-	 * TCA_OPTIONS: tc does not set it. */
-	err = __nla_parse(tb, TCA_CHOKE_MAX, nla_data(opt), nla_len(opt),
-			  libchoke_policy,
+	/* Strict where stock tc is never affected: an attribute type the id
+	 * does not know (for choke: chokeplus's variant too), or bytes after
+	 * the last whole attribute, are refused (the deprecated parse
+	 * mainline uses skips both, with at most a warning in the kernel
+	 * log). NLA_F_NESTED is not required on TCA_OPTIONS: tc does not set
+	 * it. */
+	memset(tb, 0, sizeof(tb));
+	err = __nla_parse(tb, plus ? TCA_CHOKEPLUS_MAX : TCA_CHOKE_MAX,
+			  nla_data(opt), nla_len(opt),
+			  plus ? chokeplus_policy : libchoke_policy,
 			  NL_VALIDATE_TRAILING | NL_VALIDATE_MAXTYPE, extack);
 	if (err < 0)
 		return err;
@@ -458,13 +623,12 @@ static int libchoke_parse(struct nlattr *opt, struct choke_config *c,
 		NL_SET_ERR_MSG_MOD(extack, "unsupported flags: choke knows ecn (1) and harddrop (2) only");
 		return -EINVAL;
 	}
-	/* The core's own check: the same rules, as a safety net. */
-	if (choke_config_check(c, &why)) {
-		NL_SET_ERR_MSG_MOD(extack, "configuration refused by the core");
-		pr_debug("sch_libchoke: %s\n", why);
-		return -EINVAL;
+	if (plus) {
+		err = chokeplus_parse_variant(tb[TCA_CHOKEPLUS_VARIANT], c, extack);
+		if (err)
+			return err;
 	}
-	return 0;
+	return libchoke_core_check(c, extack);
 }
 
 static void *libchoke_ring_alloc(u32 limit)
@@ -481,7 +645,7 @@ static int libchoke_change(struct Qdisc *sch, struct nlattr *opt,
 	void *ring = NULL, *old = NULL;
 	int err;
 
-	err = libchoke_parse(opt, &c, extack);
+	err = libchoke_parse(opt, &c, q->plus, extack);
 	if (err)
 		return err;
 	if (choke_change_needs_ring(&q->core, c.limit)) {
@@ -506,6 +670,10 @@ static int libchoke_change(struct Qdisc *sch, struct nlattr *opt,
 	if (ring)
 		q->ring = ring;
 	q->cfg = c;
+	/* Packets queued before protect was turned on carry the flow value
+	 * 0, and after it was turned off their hashes: until they leave, an
+	 * arrival is not matched against them (RED and protect still act). */
+	q->keyed = c.protect != 0;
 	libchoke_sync(sch, q);
 	if (q->change_drops)
 		qdisc_tree_reduce_backlog(sch, q->change_drops, q->change_bytes);
@@ -515,8 +683,8 @@ static int libchoke_change(struct Qdisc *sch, struct nlattr *opt,
 	return 0;
 }
 
-static int libchoke_init(struct Qdisc *sch, struct nlattr *opt,
-			 struct netlink_ext_ack *extack)
+static int libchoke_init_as(struct Qdisc *sch, struct nlattr *opt, bool plus,
+			    struct netlink_ext_ack *extack)
 {
 	struct libchoke_sched *q = qdisc_priv(sch);
 	const struct choke_ops ops = {
@@ -528,7 +696,8 @@ static int libchoke_init(struct Qdisc *sch, struct nlattr *opt,
 	int err;
 
 	q->sch = sch;
-	err = libchoke_parse(opt, &c, extack);
+	q->plus = plus;
+	err = libchoke_parse(opt, &c, plus, extack);
 	if (err)
 		return err;
 	ring = libchoke_ring_alloc(c.limit);
@@ -544,11 +713,24 @@ static int libchoke_init(struct Qdisc *sch, struct nlattr *opt,
 	}
 	q->ring = ring;
 	q->cfg = c;
+	q->keyed = c.protect != 0;
 	get_random_bytes(&q->hkey, sizeof(q->hkey));
 	choke_seed(&q->core, get_random_u64());
 	choke_set_ops(&q->core, &ops);
 	libchoke_sync(sch, q);
 	return 0;
+}
+
+static int libchoke_init(struct Qdisc *sch, struct nlattr *opt,
+			 struct netlink_ext_ack *extack)
+{
+	return libchoke_init_as(sch, opt, false, extack);
+}
+
+static int chokeplus_init(struct Qdisc *sch, struct nlattr *opt,
+			  struct netlink_ext_ack *extack)
+{
+	return libchoke_init_as(sch, opt, true, extack);
 }
 
 static void libchoke_drop_free(void *ctx, void *pkt, uint32_t len)
@@ -591,11 +773,22 @@ static int libchoke_dump(struct Qdisc *sch, struct sk_buff *skb)
 	/* MAX_P as in effect (derived from Plog when none was given), as
 	 * mainline; the core holds it. */
 	if (nla_put(skb, TCA_CHOKE_PARMS, sizeof(opt), &opt) ||
-	    nla_put_u32(skb, TCA_CHOKE_MAX_P, q->core.max_P)) {
-		nla_nest_cancel(skb, opts);
-		return -EMSGSIZE;
+	    nla_put_u32(skb, TCA_CHOKE_MAX_P, q->core.max_P))
+		goto cancel;
+	if (q->plus) {
+		struct tc_chokeplus_variant var = {
+			.variant = c->variant,
+			.draws = c->draws,
+			.protect = c->protect,
+		};
+
+		if (nla_put(skb, TCA_CHOKEPLUS_VARIANT, sizeof(var), &var))
+			goto cancel;
 	}
 	return nla_nest_end(skb, opts);
+cancel:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
 }
 
 static int libchoke_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
@@ -608,6 +801,23 @@ static int libchoke_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.pdrop = (u32)READ_ONCE(s->pdrop),
 		.other = (u32)READ_ONCE(s->other_drop),
 		.matched = (u32)READ_ONCE(s->matched),
+	};
+
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+/* choke's five counters, then protect's drops (kmod/chokeplus.h) */
+static int chokeplus_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct libchoke_sched *q = qdisc_priv(sch);
+	const struct choke_stats *s = choke_get_stats(&q->core);
+	struct tc_chokeplus_xstats st = {
+		.early = (u32)(READ_ONCE(s->prob_drop) + READ_ONCE(s->forced_drop)),
+		.marked = (u32)(READ_ONCE(s->prob_mark) + READ_ONCE(s->forced_mark)),
+		.pdrop = (u32)READ_ONCE(s->pdrop),
+		.other = (u32)READ_ONCE(s->other_drop),
+		.matched = (u32)READ_ONCE(s->matched),
+		.protect = (u32)READ_ONCE(s->protect_drop),
 	};
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));
@@ -628,19 +838,45 @@ static struct Qdisc_ops libchoke_qdisc_ops __read_mostly = {
 	.owner = THIS_MODULE,
 };
 
+/* The same discipline under the second id: its own options and xstats. */
+static struct Qdisc_ops chokeplus_qdisc_ops __read_mostly = {
+	.id = CHOKEPLUS_ID,
+	.priv_size = sizeof(struct libchoke_sched),
+	.enqueue = libchoke_enqueue,
+	.dequeue = libchoke_dequeue,
+	.peek = libchoke_peek,
+	.init = chokeplus_init,
+	.destroy = libchoke_destroy,
+	.reset = libchoke_reset,
+	.change = libchoke_change,
+	.dump = libchoke_dump,
+	.dump_stats = chokeplus_dump_stats,
+	.owner = THIS_MODULE,
+};
+
 static int __init libchoke_module_init(void)
 {
 	int err = register_qdisc(&libchoke_qdisc_ops);
 
-	if (err == -EEXIST)
+	if (err == -EEXIST) {
 		pr_err("sch_libchoke: the qdisc id \"choke\" is taken, most likely by mainline sch_choke; the two cannot be loaded at once: rmmod sch_choke, then load sch_libchoke again\n");
-	else if (!err)
-		pr_info("sch_libchoke: qdisc \"choke\" registered (libchoke core, non-wrapping ring)\n");
-	return err;
+		return err;
+	}
+	if (err)
+		return err;
+	err = register_qdisc(&chokeplus_qdisc_ops);
+	if (err) {
+		pr_err("sch_libchoke: cannot register the qdisc id \"" CHOKEPLUS_ID "\" (error %d)\n", err);
+		unregister_qdisc(&libchoke_qdisc_ops);
+		return err;
+	}
+	pr_info("sch_libchoke: qdiscs \"choke\" and \"" CHOKEPLUS_ID "\" registered (libchoke core, non-wrapping ring)\n");
+	return 0;
 }
 
 static void __exit libchoke_module_exit(void)
 {
+	unregister_qdisc(&chokeplus_qdisc_ops);
 	unregister_qdisc(&libchoke_qdisc_ops);
 }
 
@@ -648,5 +884,6 @@ module_init(libchoke_module_init);
 module_exit(libchoke_module_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("CHOKe queue discipline on the libchoke core (qdisc id \"choke\"; never wraps)");
+MODULE_DESCRIPTION("CHOKe queue discipline on the libchoke core (qdisc ids \"choke\", mainline's options, and \"chokeplus\", protect and the variants; never wraps)");
+MODULE_ALIAS("sch_chokeplus");
 MODULE_VERSION("0.1.0");

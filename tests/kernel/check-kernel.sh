@@ -8,7 +8,8 @@
 # build sch_libchoke.ko against it and against /usr/src/linux-headers-*-amd64;
 # boot UML with the host's root as hostfs and run tests/kernel/guest-suite.sh
 # (the same cases against mainline's module, then ours); compare on the host
-# (report.py). Summary on stdout and in build/kernel/check-kernel.log; raw
+# (report.py); then boot tests/kernel/guest-chokeplus.sh (the second id,
+# chokeplus, through stock tc and the plugin q_chokeplus.so). Summary on stdout and in build/kernel/check-kernel.log; raw
 # results in build/kernel/run/. When qemu-system-x86, busybox-static and
 # cpio are installed it also boots Debian's amd64 kernel under qemu and
 # smoke-tests the module there (tests/kernel/qemu-smoke.sh). Needs root (UML itself does not, but the
@@ -104,6 +105,43 @@ set +e
 python3 tests/kernel/report.py report "$RUN" "$LOG"
 rc=$?
 set -e
+# The second id, chokeplus (kmod/chokeplus.h): stock tc with the plugin
+# q_chokeplus.so built for the host (the guest runs the host's root file
+# system), in a boot of its own (tests/kernel/guest-chokeplus.sh; about a
+# minute: CHOKE_QUICK shortens its flood).
+step "chokeplus: q_chokeplus.so for the host, then tests/kernel/guest-chokeplus.sh in UML"
+CPRUN=$OUT/run-chokeplus
+rm -rf "$CPRUN"; mkdir -p "$CPRUN"
+if make -s BUILD=build/gcc CC=gcc build/gcc/q_chokeplus.so >>"$LOG" 2>&1; then
+	set +e
+	sh tests/kernel/uml-boot.sh "$KDIR" "$CPRUN" 600 tests/kernel/guest-chokeplus.sh \
+		CHOKE_KMOD="$OUT/mod-um/kmod/sch_libchoke.ko" CHOKE_NL="$OUT/choke-nl" \
+		CHOKE_TC_LIB="$ROOT/build/gcc" CHOKE_QUICK=$QUICK
+	curc=$?
+	set -e
+	grep -E '^(ok|FAIL) |^chokeplus: ' "$CPRUN/guest.log" 2>/dev/null | sed 's/^/  /' | tee -a "$LOG"
+	# what the kernel said after the module loaded (the boot's own lockdep
+	# notes come before it)
+	sed -n '/sch_libchoke: qdiscs/,$p' "$CPRUN/dmesg.txt" 2>/dev/null |
+		grep -E 'UBSAN|BUG:|WARNING:|kmemleak:.*new suspected|list_(add|del) corruption' \
+		>"$CPRUN/dmesg-problems.txt" || true
+	if [ "$(cat "$CPRUN/guest.rc" 2>/dev/null)" != 0 ] || [ $curc -ne 0 ] ||
+	   ! grep -q '^chokeplus: [0-9]* tests, 0 failed' "$CPRUN/guest.log" 2>/dev/null; then
+		echo "check-kernel: FAIL: chokeplus in UML (UML exit $curc; see $CPRUN/guest.log)" | tee -a "$LOG"
+		rc=1
+	elif [ -s "$CPRUN/dmesg-problems.txt" ]; then
+		sed 's/^/  /' "$CPRUN/dmesg-problems.txt" | tee -a "$LOG"
+		echo "check-kernel: FAIL: chokeplus: the kernel warned (see $CPRUN/dmesg.txt)" | tee -a "$LOG"
+		rc=1
+	else
+		step "chokeplus passed"
+	fi
+else
+	tail -20 "$LOG"
+	echo "check-kernel: FAIL: the tc plugin q_chokeplus.so does not build" | tee -a "$LOG"
+	rc=1
+fi
+
 # Bonus: Debian's own amd64 kernel under qemu (TCG), with our module built
 # against its headers and the kernel's own sch_choke beside it.
 if command -v qemu-system-x86_64 >/dev/null 2>&1 && command -v busybox >/dev/null 2>&1 &&

@@ -10,9 +10,15 @@
  *            [flags N] [maxp N] [stab-fill V] [stab-set I V]
  *            [parms-len N] [stab-len N] [maxp-len N]
  *            [no-parms] [no-stab] [no-opts]
+ *            [kind choke|chokeplus] [variant V D P] [variant-len N]
+ *            [extra-attr TYPE]
  *
- * Defaults: limit 1000 min 100 max 300 wlog 7 plog 24 scell 17 flags 0, no
- * MAX_P, a 256-byte Stab of zeros with entry 255 = 31.
+ * Defaults: kind choke, limit 1000 min 100 max 300 wlog 7 plog 24 scell 17
+ * flags 0, no MAX_P, a 256-byte Stab of zeros with entry 255 = 31.
+ * variant V D P adds TCA_CHOKEPLUS_VARIANT (kmod/chokeplus.h) = { variant
+ * V, draws D, protect P } (variant-len N sends N bytes of it, zero-padded
+ * beyond 4); extra-attr TYPE adds an empty attribute of that type after
+ * the others.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -25,6 +31,8 @@
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
+
+#include "../../kmod/chokeplus.h"
 
 #ifndef NETLINK_EXT_ACK
 #define NETLINK_EXT_ACK 11
@@ -82,6 +90,10 @@ int main(int argc, char **argv)
 	unsigned char stab[512];
 	long parms_len = sizeof(qopt), stab_len = 256, maxp_len = 4;
 	int have_maxp = 0, no_parms = 0, no_stab = 0, no_opts = 0, change = 0;
+	struct tc_chokeplus_variant var = { 0 };
+	long var_len = sizeof(var), extra_attr = -1;
+	int have_var = 0;
+	const char *kind = "choke";
 	uint32_t maxp = 0, parent = TC_H_ROOT, handle = 0;
 	struct nlmsghdr *n;
 	struct tcmsg *t;
@@ -127,13 +139,27 @@ int main(int argc, char **argv)
 		else if (!strcmp(w, "parms-len")) parms_len = num(v);
 		else if (!strcmp(w, "stab-len")) stab_len = num(v);
 		else if (!strcmp(w, "maxp-len")) { maxp_len = num(v); have_maxp = 1; }
+		else if (!strcmp(w, "kind")) kind = v;
+		else if (!strcmp(w, "variant")) {
+			if (i + 2 >= argc) {
+				fprintf(stderr, "choke-nl: variant needs V D P\n");
+				return 2;
+			}
+			var.variant = (unsigned char)num(v);
+			var.draws = (unsigned char)num(argv[++i]);
+			var.protect = (unsigned short)num(argv[++i]);
+			have_var = 1;
+		}
+		else if (!strcmp(w, "variant-len")) { var_len = num(v); have_var = 1; }
+		else if (!strcmp(w, "extra-attr")) extra_attr = num(v);
 		else {
 			fprintf(stderr, "choke-nl: unknown word %s\n", w);
 			return 2;
 		}
 	}
 	if (parms_len < 0 || parms_len > 64 || stab_len < 0 || stab_len > 512 ||
-	    maxp_len < 0 || maxp_len > 16) {
+	    maxp_len < 0 || maxp_len > 16 || var_len < 0 || var_len > 16 ||
+	    extra_attr > 0xffff || strlen(kind) > 15) {
 		fprintf(stderr, "choke-nl: length out of range\n");
 		return 2;
 	}
@@ -154,7 +180,7 @@ int main(int argc, char **argv)
 	}
 	t->tcm_parent = parent;
 	t->tcm_handle = handle;
-	put(TCA_KIND, "choke", 6);
+	put(TCA_KIND, kind, strlen(kind) + 1);
 	if (!no_opts) {
 		unsigned char pbuf[64] = { 0 };
 		unsigned char mbuf[16] = { 0 };
@@ -168,6 +194,14 @@ int main(int argc, char **argv)
 			put(TCA_CHOKE_STAB, stab, (size_t)stab_len);
 		if (have_maxp)
 			put(TCA_CHOKE_MAX_P, mbuf, (size_t)maxp_len);
+		if (have_var) {
+			unsigned char vbuf[16] = { 0 };
+
+			memcpy(vbuf, &var, sizeof(var));
+			put(TCA_CHOKEPLUS_VARIANT, vbuf, (size_t)var_len);
+		}
+		if (extra_attr >= 0)
+			put((unsigned short)extra_attr, NULL, 0);
 		opts->rta_len = (unsigned short)(buf + used - (char *)opts);
 	}
 	n->nlmsg_len = (uint32_t)used;

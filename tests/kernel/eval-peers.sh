@@ -7,6 +7,11 @@
 # build/kernel/peers/table.md, for docs/results.md.
 #
 #   tests/kernel/eval-peers.sh [--repeats N] [--seconds S] [--only a,b,...]
+#                              [--udp-len BYTES]
+#
+# --udp-len: the floods' datagram payload (default 1000; TCP's segments
+# carry 1448, and the disciplines that count packets, choke and protect,
+# hold a flood's packet rate, so its share in bytes scales with this).
 #
 # Runs on the bench kernel (tests/kernel/build-uml.sh --bench: the same
 # options without the debugging ones, which would slow the guest's
@@ -22,14 +27,18 @@ KDIR=$OUT/linux-bench-6.1
 REPEATS=2
 SECS=20
 ONLY=
+ULEN=1000
 while [ $# -gt 0 ]; do
 	case $1 in
 	--repeats) REPEATS=$2; shift 2 ;;
 	--seconds) SECS=$2; shift 2 ;;
 	--only) ONLY=$2; shift 2 ;;
+	--udp-len) ULEN=$2; shift 2 ;;
 	*) echo "eval-peers: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
+case $REPEATS$SECS$ULEN in *[!0-9]*|'') echo "eval-peers: --repeats, --seconds and --udp-len take whole numbers" >&2; exit 2 ;; esac
+[ "$ULEN" -ge 100 ] && [ "$ULEN" -le 1472 ] || { echo "eval-peers: --udp-len must be 100 to 1472 bytes (one datagram per 1500-byte frame)" >&2; exit 2; }
 case $ROOT in *[!A-Za-z0-9/._-]*) echo "eval-peers: the repository path must not contain spaces or special characters (it goes on the UML command line)" >&2; exit 2 ;; esac
 for t in gcc make python3 tc ip iperf3 timeout; do
 	command -v $t >/dev/null 2>&1 || { echo "eval-peers: missing $t" >&2; exit 2; }
@@ -52,11 +61,12 @@ echo "eval-peers: booting UML: $n runs of $SECS s (at most $limit s; guest log: 
 set +e
 sh tests/kernel/uml-boot.sh "$KDIR" "$RUN" $limit tests/kernel/guest-peers.sh \
 	CHOKE_KMOD="$OUT/mod-peers/kmod/sch_libchoke.ko" CHOKE_TC_LIB="$ROOT/build/peers" \
-	CHOKE_PEERS_SECONDS="$SECS" CHOKE_PEERS_REPEATS="$REPEATS" ${ONLY:+CHOKE_PEERS_ONLY=$ONLY}
+	CHOKE_PEERS_SECONDS="$SECS" CHOKE_PEERS_REPEATS="$REPEATS" CHOKE_PEERS_UDP_LEN="$ULEN" \
+	${ONLY:+CHOKE_PEERS_ONLY=$ONLY}
 urc=$?
 set -e
 [ -f "$RUN/peers/runs.txt" ] || { echo "eval-peers: no results (UML exit $urc); see $RUN" >&2; exit 1; }
-python3 - "$RUN/peers/runs.txt" "$SECS" "$REPEATS" <<'PY' | tee "$RUN/table.md"
+python3 - "$RUN/peers/runs.txt" "$SECS" "$REPEATS" "$ULEN" <<'PY' | tee "$RUN/table.md"
 import sys
 rows = {}
 order = []
@@ -93,10 +103,11 @@ for label in order:
                   rng([x[2] for x in r], "%.2f")]
     print("| %s | %s |" % (names.get(label, label), " | ".join(cells)))
 print()
-print("%s s of TCP per run, %s runs per cell (the range over them). The floods' "
+print("%s s of TCP per run, %s runs per cell (the range over them); the floods send "
+      "%s-byte datagrams, TCP 1448-byte segments. The floods' "
       "share: their bytes over all bytes received while TCP ran; utilisation: what tbf "
       "sent then over 4 Mbit/s, by the guest kernel's clock (frames with their "
-      "Ethernet headers)." % (sys.argv[2], sys.argv[3]))
+      "Ethernet headers)." % (sys.argv[2], sys.argv[3], sys.argv[4]))
 for f in fails:
     print("failed run: %s" % f)
 PY

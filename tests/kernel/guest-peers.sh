@@ -9,7 +9,9 @@
 # net/sched/*.ko), CHOKE_KMOD (sch_libchoke.ko), CHOKE_TC_LIB (the folder of
 # q_chokeplus.so), CHOKE_PEERS_SECONDS (TCP test length, default 20),
 # CHOKE_PEERS_REPEATS (default 2), CHOKE_PEERS_ONLY (a comma-separated
-# list of the labels below; default all), CHOKE_PEERS_FLOODS (default "1 4").
+# list of the labels below; default all), CHOKE_PEERS_FLOODS (default "1 4"),
+# CHOKE_PEERS_UDP_LEN (the floods' datagram payload, default 1000 bytes;
+# TCP's segments carry 1448).
 #
 # Output: $CHOKE_RUN/peers/LABEL-K-R.{tcp,udp,qdisc} (iperf3's JSON, the
 # qdiscs' counters) and one line per run in $CHOKE_RUN/peers/runs.txt:
@@ -29,6 +31,7 @@ OUT=$RUN/peers
 SECS=${CHOKE_PEERS_SECONDS:-20}
 REPEATS=${CHOKE_PEERS_REPEATS:-2}
 FLOODS=${CHOKE_PEERS_FLOODS:-1 4}
+ULEN=${CHOKE_PEERS_UDP_LEN:-1000}
 ONLY=$(echo "${CHOKE_PEERS_ONLY:-}" | tr , ' ')
 KO=$CHOKE_KDIR/net/sched
 export TC_LIB_DIR=$CHOKE_TC_LIB
@@ -37,7 +40,7 @@ mkdir -p "$OUT"
 : >"$OUT/runs.txt"
 
 log() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
-log "guest up: $(uname -r), $(nproc) cpu; $SECS s per test, $REPEATS repeats, floods: $FLOODS"
+log "guest up: $(uname -r), $(nproc) cpu; $SECS s per test, $REPEATS repeats, floods: $FLOODS of $ULEN-byte datagrams"
 sysctl -qw net.core.wmem_max=4194304 net.core.rmem_max=4194304 2>/dev/null
 
 # The disciplines: label | module to load first | the child qdisc's words.
@@ -155,7 +158,7 @@ run_one() { # label words k r
 	sleep 1
 	# the floods start 3 s before TCP and end after it
 	C timeout $((SECS + 40)) iperf3 -c 10.9.0.2 -p 5202 -u -b $((8000 / k))k -P "$k" \
-		-l 1000 -w 2M -t $((SECS + 8)) -J --get-server-output >"$base.udp" 2>&1 &
+		-l "$ULEN" -w 2M -t $((SECS + 8)) -J --get-server-output >"$base.udp" 2>&1 &
 	udp=$!
 	sleep 3
 	before=$(kview)
