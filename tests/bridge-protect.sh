@@ -142,7 +142,7 @@ measure() { # name, K, discipline and words...
 			>"$tmp/$name.om" 2>&1
 		stop_bridge
 		res=$(summary $name $k)
-		case $res in failed*) echo "     ($name: iperf3 $res; once more)"; sleep 2 ;; *) return ;; esac
+		case $res in failed*) echo "     ($name: iperf3 $res; once more)" >&2; sleep 2 ;; *) return ;; esac
 	done
 }
 

@@ -433,8 +433,12 @@ def report_stall(rep, run, impls):
                 rep.fail("%s: stall case %s: %s at %s kbit/s (tbf rate 2000)" % (impl, cfg, kv["verdict"], kv["rate_kbit"]))
             if impl == "mainline" and cfg == "reported" and kv["verdict"] == "OK":
                 rep.p("  note: mainline did not wrap in the reported configuration this time")
-            if impl == "mainline" and cfg == "full" and kv["verdict"] != "WEDGED":
-                rep.fail("mainline: the deterministic wedge (%s) was not reproduced: %s" % (words, kv["verdict"]))
+            # the full configuration always breaks mainline: it wedges, or
+            # (on a slow or loaded host, where the flood arrives unevenly)
+            # the ring wraps short of a full queue and strands packets for
+            # good; both are the bug upstream/linux/0001 fixes
+            if impl == "mainline" and cfg == "full" and kv["verdict"] not in ("WEDGED", "STRANDED"):
+                rep.fail("mainline: the wedge (%s) was not reproduced: %s" % (words, kv["verdict"]))
     table(rep, ("impl", "config", "verdict", "frozen at s", "sent pkt", "kbit/s", "backlog after", "pdrop",
                 "matched", "pings after"), rows)
     rep.p("  kbit/s: Sent bytes while the flood ran (wall clock); tbf rate 2000. WEDGED: Sent frozen for 5 s under the flood;")
