@@ -481,9 +481,23 @@ static void test_l4_checksum_fill(void)
 		else
 			pb_finish_ipv4(&b);
 		choke_flow_key_from_frame(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i);
+		at = i.l4_off + (tcp ? 16 : 6);
+		/* what a sender leaves for an offload: the pseudo-header's sum */
+		{
+			uint32_t ps = (uint32_t)k.proto + (uint32_t)(b.len - i.l4_off);
+			const uint8_t *ad = b.d + i.l3_off + (v6 ? 8 : 12);
+
+			for (j = 0; j < (v6 ? 32u : 8u); j += 2)
+				ps += (uint32_t)(ad[j] << 8 | ad[j + 1]);
+			while (ps >> 16)
+				ps = (ps & 0xffff) + (ps >> 16);
+			pb_put16(&b, at, (uint16_t)ps);
+			CHECK(choke_pkt_l4_checksum_partial(b.d, b.len, &i, k.proto));
+			pb_put16(&b, at, (uint16_t)(ps ^ 0x0100));
+			CHECK(!choke_pkt_l4_checksum_partial(b.d, b.len, &i, k.proto));
+		}
 		REQUIRE(choke_pkt_l4_checksum_fill(b.d, b.len, &i, k.proto));
 		CHECK(choke_pkt_l4_checksum_ok(b.d, b.len, &i, k.proto));
-		at = i.l4_off + (tcp ? 16 : 6);
 		got = (uint16_t)(b.d[at] << 8 | b.d[at + 1]);
 		memcpy(seg, b.d + i.l4_off, b.len - i.l4_off);
 		seg[at - i.l4_off] = seg[at - i.l4_off + 1] = 0;
@@ -506,6 +520,7 @@ static void test_l4_checksum_fill(void)
 		pb_finish_ipv4(&b);
 		choke_flow_key_from_frame(b.d, b.len, CHOKE_LINK_ETHERNET, &k, &i);
 		CHECK(!choke_pkt_l4_checksum_fill(b.d, b.len, &i, k.proto));
+		CHECK(!choke_pkt_l4_checksum_partial(b.d, b.len, &i, k.proto));
 		pb_eth(&b, 0x0800);
 		pb_ipv4(&b, 132, "1.1.1.1", "2.2.2.2", 0, 0, 0);
 		pb_ports(&b, 1, 2, 12);

@@ -126,6 +126,19 @@ bool choke_pkt_l4_checksum_fill(uint8_t *frame, size_t caplen, const struct chok
 bool choke_pkt_l4_checksum_ok(const uint8_t *frame, size_t caplen,
 			const struct choke_pkt_info *info, uint8_t proto);
 
+/*
+ * Does the TCP/UDP checksum field hold the pseudo-header's sum alone
+ * (folded, not complemented)? That is what a sender leaves there for a
+ * checksum offload (CHECKSUM_PARTIAL), and what a receive path that does
+ * not report TP_STATUS_CSUMNOTREADY (AF_XDP) can only recognise by value:
+ * such a frame needs choke_pkt_l4_checksum_fill before it leaves. (A
+ * complete checksum that happens to equal it is filled in again to the same
+ * value.) False for fragments, other protocols or segments not wholly
+ * captured.
+ */
+bool choke_pkt_l4_checksum_partial(const uint8_t *frame, size_t caplen,
+				   const struct choke_pkt_info *info, uint8_t proto);
+
 #ifdef __cplusplus
 }
 #endif

@@ -198,49 +198,6 @@ int64_t dp_wait_ns(struct dp_dir *d, uint64_t now)
 	return need > 0 ? need : 0;
 }
 
-/* AF_XDP says nothing of checksums. A frame from a local sender that left
- * its TCP/UDP checksum to an offload (veth) carries in the field the
- * pseudo-header's sum alone, folded and not complemented: recognise that.
- * (A complete checksum that happens to equal it is filled in again to the
- * same value.) */
-static int csum_partial(const uint8_t *f, uint32_t len, const struct choke_pkt_info *info,
-			uint8_t proto)
-{
-	uint32_t l3 = info->l3_off, l4 = info->l4_off, at, end, a, alen, seg, i, sum;
-
-	if (!info->ip_version || !l4 ||
-	    (info->flags & (CHOKE_FLOW_F_FRAGMENT | CHOKE_FLOW_F_L4_TRUNC)))
-		return 0;
-	if (proto == 6)
-		at = 16;
-	else if (proto == 17)
-		at = 6;
-	else
-		return 0;
-	if (info->ip_version == 4) {
-		if (l3 + 20 > len)
-			return 0;
-		end = l3 + (uint32_t)(f[l3 + 2] << 8 | f[l3 + 3]);
-		a = l3 + 12;
-		alen = 8;
-	} else {
-		if (l3 + 40 > len)
-			return 0;
-		end = l3 + 40 + (uint32_t)(f[l3 + 4] << 8 | f[l3 + 5]);
-		a = l3 + 8;
-		alen = 32;
-	}
-	if (end > len || l4 + at + 2 > end)
-		return 0;
-	seg = end - l4;
-	sum = proto + (seg & 0xffff) + (seg >> 16);
-	for (i = 0; i < alen; i += 2)
-		sum += (uint32_t)(f[a + i] << 8 | f[a + i + 1]);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint32_t)(f[l4 + at] << 8 | f[l4 + at + 1]) == sum;
-}
-
 /* One received frame (with AF_XDP, at UMEM address addr). A frame sent by
  * a local socket (veth, containers) may still lack its TCP/UDP checksum,
  * left to an offload that does not happen on this path: fill it in. */
@@ -270,9 +227,11 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 		choke_flow_key_from_frame(frame, len, CHOKE_LINK_ETHERNET, &key, &info);
 		d->st.csum_filled += choke_pkt_l4_checksum_fill(frame, len, &info, key.proto);
 	} else if (xdp) {
-		/* the key is read once: the checksum is not part of it */
+		/* AF_XDP says nothing of checksums: a local sender's frame
+		 * (veth) may carry the pseudo-header's sum alone, left to an
+		 * offload. The key is read once: the checksum is not part of it. */
 		choke_flow_key_from_frame(frame, len, CHOKE_LINK_ETHERNET, &xkey, &xinfo);
-		if (csum_partial(frame, len, &xinfo, xkey.proto))
+		if (choke_pkt_l4_checksum_partial(frame, len, &xinfo, xkey.proto))
 			d->st.csum_filled += choke_pkt_l4_checksum_fill(frame, len, &xinfo,
 								  xkey.proto);
 	}

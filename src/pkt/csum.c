@@ -81,3 +81,15 @@ bool choke_pkt_l4_checksum_ok(const uint8_t *frame, size_t caplen,
 		return false;
 	return fold(sum16(frame + info->l4_off, seglen, pseudo)) == 0xffff;
 }
+
+bool choke_pkt_l4_checksum_partial(const uint8_t *frame, size_t caplen,
+				   const struct choke_pkt_info *info, uint8_t proto)
+{
+	size_t seglen = 0;
+	uint32_t pseudo = 0;
+	size_t at = segment(frame, caplen, info, proto, &seglen, &pseudo);
+
+	if (!at)
+		return false;
+	return (uint16_t)((frame[at] << 8) | frame[at + 1]) == fold(pseudo);
+}
