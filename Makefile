@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # libchoke: the CHOKe queue discipline. Plain make; see README.md.
 #
 #   make            library (static + shared), the `choke` command
@@ -263,6 +265,9 @@ check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) 
 # Every configuration CI cares about.
 check: | deps
 	python3 tests/layers.py
+	python3 tools/licences.py --check
+	@if command -v reuse >/dev/null 2>&1; then reuse lint -q && echo "reuse lint: compliant"; \
+	else echo "SKIP reuse lint: the reuse tool is not installed (Debian package reuse; tools/deps.sh check installs it)"; fi
 	$(MAKE) --no-print-directory check-one BUILD=build/gcc CC=gcc
 	$(MAKE) --no-print-directory check-one BUILD=build/clang CC=clang
 	$(MAKE) --no-print-directory check-one BUILD=build/asan CC=clang OPT=-O1 \

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+// SPDX-FileCopyrightText: 2026 The choke authors
 /*
  * `choke-bench [--json] [--quick] ...`: nanoseconds per packet of
  * enqueue + dequeue through the core's ring at a standing queue, for

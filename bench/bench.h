@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * `choke-bench`: nanoseconds per packet of the core's FIFO, RED and CHOKe
  * (and of DPDK's rte_red deciding in front of the core's FIFO ring) at

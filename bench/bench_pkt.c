@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * choke-bench pkt: flow-key extraction + hash in ns per frame (IPv4/TCP,
  * IPv6/UDP behind extension headers, QinQ-tagged IPv4/UDP), against reading

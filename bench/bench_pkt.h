@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* `choke-bench pkt`: flow-key extraction and replay throughput. */
 #ifndef CHOKE_BENCH_PKT_H
 #define CHOKE_BENCH_PKT_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * choke-blast: send UDP frames as fast as one core can through an AF_PACKET
  * transmit ring (for the forwarding benchmark, bench/fwd.sh).

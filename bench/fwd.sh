@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # Forwarding benchmark of choke bridge against the kernel's bridge device,
 # same veths, same generator, same run. Needs root, iproute2, ethtool, ping.
 # Usage: CHOKE=build/gcc/choke BLAST=build/gcc/choke-blast sh bench/fwd.sh [SECONDS]

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * choke-bench: the benchmarks of docs/performance.md, a program of their
  * own so that the installed `choke` links neither the benchmarks nor DPDK.

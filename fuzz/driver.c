@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* Runs a fuzz target over files (the seed corpus and the regression
  * inputs) without libFuzzer, so `make check` replays them under the
  * sanitizers. Usage: driver FILE... */

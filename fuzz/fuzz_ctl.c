@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* libFuzzer target: the bridge's control-socket requests (src/bridge/
  * control.c), as a client could send them, and the words of a reconfigure
  * request on their way to the discipline (src/bridge/config.c). A refusal

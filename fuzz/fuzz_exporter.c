@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* libFuzzer target: what `choke exporter` reads from others (src/exporter/).
  * The first byte picks the reader, the rest is its input:
  *   0: an HTTP request head (http.c): a verdict from the allowed set, and a

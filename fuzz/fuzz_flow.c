@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* libFuzzer target: the flow dissector and ECN marking on arbitrary frames.
  * Byte 0 picks the link type, the rest is the frame. Checks: never reads
  * past the frame (ASan), marking keeps the key, sets CE, and keeps a valid

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* libFuzzer target: the tc-words parser. The input is split into words at
  * spaces and NULs; byte 0 picks the kind and the options. An accepted
  * configuration must pass the core's own check, come back the same from

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* libFuzzer target: the pcap replay path on arbitrary files (pcap, pcapng
  * or garbage), through a small CHOKe queue with ECN and --write. */
 #include <stdio.h>

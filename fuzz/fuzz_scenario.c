@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* libFuzzer target: the scenario file parser (sim_scenario_parse) and the
  * resolution of what it accepts into a run (sim_scenario_resolve), checked
  * and, when cheap, run (sim_check.h). */

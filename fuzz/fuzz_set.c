@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* libFuzzer target: the values the command line gives the simulator, on
  * the built-in paper scenario. Byte 0 picks the option, the rest (split at
  * newlines) are its values: --set KEY=VALUE (each applied in turn), --seed,

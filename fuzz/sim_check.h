@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * What every scenario the simulator accepts must satisfy, for the fuzz
  * targets of the scenario parser and of --set values: a consistent setup,

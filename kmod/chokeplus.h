@@ -1,4 +1,5 @@
-/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * The netlink options of the qdisc id "chokeplus" (docs/kernel.md), shared
  * by sch_libchoke.ko and the tc plugin kmod/tc/q_chokeplus.so.

@@ -1,4 +1,5 @@
-// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-FileCopyrightText: 2026 The choke authors
 /*
  * The libchoke core (src/core/choke.c), compiled unchanged into the module.
  * Kbuild builds objects inside the module's directory only, so the file is

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+// SPDX-FileCopyrightText: 2026 The choke authors
 /*
  * sch_libchoke: the CHOKe queue discipline as a Linux qdisc, on libchoke's
  * core (src/core/choke.c, compiled unchanged through core.c).

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The choke authors
 """The ns-3 comparison of docs/results.md (section 9): the CHOKe paper's
 single link in ns-3 with ns3::ChokeQueueDisc, ns-3's RED, FQ-CoDel and FIFO
 (build/ns3/choke-paper), against `choke sim paper-single-link` with CHOKe,

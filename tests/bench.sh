@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # choke-bench, quickly: every discipline reported with its ratios, the flow
 # key and replay rows, the usage, and `choke` no longer carrying the
 # benchmarks. Usage: BENCH=build/gcc/choke-bench CHOKE=build/gcc/choke sh tests/bench.sh

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # choke bridge | stats | reconfigure without root or a running bridge: help,
 # the options' ranges, the configuration file's errors and what `stats` says
 # when no bridge answers. The live bridge is tests/bridge.sh (root); that

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # protect through `choke bridge` with real Linux TCP: 8 TCP streams and K
 # UDP floods totalling 40 Mbit/s (twice the 20 Mbit/s bottleneck) from a
 # client namespace through the bridge's namespace to a server namespace

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # choke bridge with real Linux TCP and UDP: client -- bridge -- server in
 # three network namespaces joined by veth pairs (TSO, GSO, GRO off), a 20
 # Mbit/s bottleneck. Needs root, iproute2, iperf3, ethtool, python3.

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # End-to-end tests of the `choke` command: output, JSON, errors, exit codes.
 # Usage: CHOKE=build/gcc/choke sh tests/cli.sh
 set -u

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* Helpers shared by the core tests: a host around struct choke with a
  * scripted random source and a pool of test packets. */
 #ifndef CHOKE_TEST_CORELIB_H

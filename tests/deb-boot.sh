@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # The part of tests/deb.sh that runs in the root booted by systemd-nspawn
 # (systemd is PID 1; this is a oneshot service; writes are discarded at
 # power-off). Two veth pairs in the container's own network namespace, then

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # The part of tests/deb.sh that runs inside the fresh root (chroot):
 #
 #   sh deb-root.sh snapshot FILE   the root's file list (what a package may

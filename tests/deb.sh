@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # make check-deb: the packages of `make deb` on a fresh Debian 12 machine.
 #
 #   sh tests/deb.sh            (root; after make deb; .ci/run runs it)

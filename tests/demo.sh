@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # `make demo` runs choke-demo, `choke demo` alone built without libpcap:
 # the same output as `choke demo`, byte for byte, and only libc and libm.
 # Usage: DEMO=build/gcc/choke-demo CHOKE=build/gcc/choke sh tests/demo.sh

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # `choke exporter` without root: its command line, --once against sockets
 # that are not there, and the exposition it serves (exporter-tests
 # --exposition: two bridges and recorded kernel qdiscs) through promtool and

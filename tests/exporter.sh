@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # `choke exporter` with live bridges (root; part of `make check` as root):
 # two bridges in a network namespace, pings through one of them, then
 #   --once: every bridge's series with its bridge label, promtool, the same

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # The core must stay freestanding (it is built into a kernel module too):
 # no library calls but the compiler's own memset/memcpy/memmove, and no
 # floating-point or vector registers.

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # A new user's machine: a minimal Debian 12 root (mmdebstrap --variant=minbase
 # plus gcc, make, git, python3, libc6-dev and ca-certificates, what a C
 # developer's new machine has), a clean clone of the committed HEAD, and

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # Help that matches the code. For every command of the table (src/cli/main.c):
 # --help and -h print its usage on standard output with status 0 and nothing
 # on standard error; `choke help --options` (the options declared in the

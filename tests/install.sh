@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # make install into a staging directory, then check what a user gets: the
 # files, the soname, a `choke` that needs only libc, libm, libpcap, libxdp and libbpf (no
 # DPDK), the scenarios, `choke sim` by scenario name from another directory

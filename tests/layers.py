@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 """The layer rules of docs/architecture.md, checked on every #include "...".
 
 Each file belongs to a room (its directory; the public headers to the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * Test captures with known flows, written by hand (no libpcap), for
  * tests/replay.sh. Usage: mkpcap SCENARIO OUT

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* Building frames for tests: Ethernet (with tags), IPv4 (options,
  * fragments), IPv6 (extension headers), transport headers. */
 #ifndef CHOKE_TEST_PKTBUILD_H

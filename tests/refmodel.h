@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * Reference model of the core, for the tests: the same specification
  * (docs/core.md) written as plainly as possible, independently of

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # choke replay on real traffic: Linux TCP (4 iperf3 streams) and a UDP flood
 # between two network namespaces, captured with tcpdump, then replayed
 # through a 20 Mbit/s bottleneck. Needs root, ip, tcpdump, iperf3, ethtool.

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # choke replay on hand-built captures with known flows: exact predicted
 # counts, every link type and format, ECN rewriting, bad files.
 # Usage: CHOKE=build/gcc/choke MKPCAP=build/gcc/mkpcap sh tests/replay.sh

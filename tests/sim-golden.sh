@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # Golden outputs of the simulator: `choke sim` on every shipped scenario,
 # several seeds and each discipline (JSON, text, CSV), sweeps (also with
 # --jobs), `choke demo` and `choke demo --open-loop`, compared byte for byte

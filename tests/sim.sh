@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # End-to-end tests of `choke sim` and `choke demo`: determinism, TCP-only
 # fairness, CHOKe bounding UDP against FIFO, JSON and CSV, sweeps, plots,
 # and clear errors (exit 1) for bad scenarios and values. Short runs.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+// SPDX-FileCopyrightText: 2026 The choke authors
 /*
  * tc-plugin: q_chokeplus.so loaded the way stock tc loads it (dlopen, then
  * the symbol chokeplus_qdisc_util), with this program standing in for tc:

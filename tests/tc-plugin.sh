@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # Stock tc (Debian's iproute2) finds q_chokeplus.so through TC_LIB_DIR and
 # runs it: its usage for `help`, its messages for bad words, and for good
 # words a request that reaches the kernel (which, without sch_libchoke

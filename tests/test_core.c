@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* Unit tests: every path of the enqueue state machine, dequeue, peek, idle
  * damping, reset, change and the counters, on constructed states. */
 #include "corelib.h"

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* Test runner: `choke-tests [--quick] [NAME-SUBSTRING...]` */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * Differential tests: the core and the reference model (refmodel.c) driven
  * by the same seeded random operation sequences, compared after every

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * params/ against stock tc: every case of tests/vectors/params.vec (taken
  * from iproute2 6.1 by tests/vectors/gen-params.py) must give the same

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* pkt/: flow keys from constructed frames of every kind, truncation at every
  * length, random garbage, ECN marking against a full checksum. */
 #include <stdlib.h>

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * `protect` (docs/variants.md): unit tests of each piece on constructed
  * states, and properties of the whole on open-loop workloads (floods held

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * Statistical tests in the DPDK style: measured rates against the analytic
  * formulas of RED (mark spacing) and of tc's idle damping table.

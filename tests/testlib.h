@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* Minimal test harness: named tests, CHECK macros that report and count. */
 #ifndef CHOKE_TESTLIB_H
 #define CHOKE_TESTLIB_H

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # make deb: the Debian packages (debian/) built with `dpkg-buildpackage -b
 # -us -uc` in a copy of the working tree (never in the tree itself: a
 # package build cleans), then lintian over them. Everything lands in

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # The Debian 12 packages each make target needs, installed when missing.
 #
 #   tools/deps.sh TARGET...        check (and, as root, install) what TARGETs need
@@ -27,7 +29,7 @@ packages() {
 	check)	# make check: gcc, clang + sanitizers, valgrind, the tests' tools
 		echo "$(packages build) clang libclang-rt-14-dev llvm valgrind binutils" \
 			"pkg-config python3 libdpdk-dev iproute2 tcpdump iperf3 ethtool procps" \
-			"iputils-ping gnuplot-nox prometheus strace" ;;
+			"iputils-ping gnuplot-nox prometheus strace reuse" ;;
 	fuzz)	# make fuzz: libFuzzer
 		echo "$(packages build) clang libclang-rt-14-dev llvm" ;;
 	bench)	# make bench: choke-bench with DPDK's rte_red peer

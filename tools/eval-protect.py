@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 """Evaluate `protect` (docs/variants.md) in the simulator against plain CHOKe,
 the other variants, RED and FIFO (docs/results.md, section 8).
 

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 """Evaluate CHOKe's variants against several unresponsive flows (docs/variants.md).
 
 Usage: python3 tools/eval-variants.py [--choke build/gcc/choke] [--seeds 3]

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # choke sim: the UDP share of the link against udp_rate, drawn by gnuplot.
 # Restyle at will and run again: gnuplot twl-256-udp-ecn.gp (in its directory).
 # $data: udp_rate, then the UDP share of the link under each discipline,

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * libchoke core: the CHOKe queue discipline (and the RED and FIFO it is
  * built from), as merged into Linux (net/sched/sch_choke.c, include/net/red.h).

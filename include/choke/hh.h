@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * Who is being penalised: a fixed-size summary of the flows that lose the
  * most packets to CHOKe's matches, by the Space-Saving algorithm (Metwally,

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * libchoke params: the `tc qdisc ... choke` vocabulary turned into the
  * integers the core runs on, with the same defaults, derivations, rounding

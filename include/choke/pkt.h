@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * libchoke pkt: what a flow is, read from a raw frame; ECN marking;
  * checksums. Every name is prefixed choke_ / CHOKE_.

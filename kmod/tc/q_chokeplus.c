@@ -1,4 +1,5 @@
-// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-FileCopyrightText: 2026 The choke authors
 /*
  * q_chokeplus.so: the tc front end of the qdisc id "chokeplus"
  * (sch_libchoke.ko; docs/kernel.md), loaded by stock iproute2:

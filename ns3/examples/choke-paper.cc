@@ -1,4 +1,5 @@
-/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * choke-paper: the single-link experiment of the CHOKe paper (Pan,
  * Prabhakar and Psounis, INFOCOM 2000) in ns-3, with the bottleneck queue

@@ -1,4 +1,5 @@
-/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * ns3::ChokeQueueDisc on libchoke. What happens to a packet is decided by
  * choke_enqueue() / choke_dequeue(); this file only adapts ns-3's items,

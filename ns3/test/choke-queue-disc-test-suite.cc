@@ -1,4 +1,5 @@
-/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * Tests of ns3::ChokeQueueDisc, in ns-3's style (one TestSuite, several
  * TestCases). Run by build/ns3/choke-ns3-tests (make check-ns3) or, in an

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The choke authors
 # The choke-paper example end to end (make check-ns3): the issue's
 # acceptance runs (CHOKe holds a 2c UDP flow to 0.15-0.35 of the link, FIFO
 # gives it at least 0.9), the JSON's consistency, and bad input refused.

@@ -1,4 +1,5 @@
-/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * The standalone test binary (build/ns3/choke-ns3-tests): ns-3's own test
  * runner over the suites linked in, i.e. choke-queue-disc. In an ns-3

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * AF_PACKET memory-mapped rings for the data path: a TPACKET_V3 receive
  * ring (block based: the kernel fills blocks, the host walks their frames

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* choke bridge, its lifecycle: one bridge per interface (locks), setting up
  * both directions, dropping privileges, the control socket's requests,
  * signals, reload, and telling systemd. The data path is dataplane.c. */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * choke bridge: a bump in the wire between two interfaces. Frames arriving
  * on the input interface leave on the output interface through a queue

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* The bridge's options and its configuration file: see bridge.h. The one
  * place that knows the options, their arguments and their ranges. */
 #include "bridge.h"

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * The bridge's control socket: the protocol between a running bridge and
  * `choke stats`, `choke reconfigure` (and any other client, such as a

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* The bridge's data path: see dataplane.h. Where a frame is forwarded:
  * dp_receive -> dp_frame (offered to the queue) -> dp_transmit. Setting a
  * direction up, its housekeeping and its reconfiguration: dp_setup.c. */

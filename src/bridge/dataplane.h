@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * The bridge's data path: one direction of the bump in the wire. Frames
  * come from a receive ring (AF_PACKET, or an AF_XDP socket), are offered to

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * Inside the bridge's data path (dataplane.c, dp_setup.c), not for its
  * users: the packet memory of a direction. With AF_PACKET, frames that stay

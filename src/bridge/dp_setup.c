@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* The bridge's data path, setting up and changing a direction (see
  * dataplane.h): its rings and packet memory, the queue and the summary,
  * the per-second housekeeping and a reconfiguration. The forwarding itself

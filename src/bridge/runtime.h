@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * What the bridge needs from the system around it: one bridge per
  * interface (a lock), telling a supervisor how it is doing (systemd's

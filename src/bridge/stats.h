@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * The bridge's counters as one snapshot, and their renderings: text (tc's
  * style, for people), JSON (one object, for programs) and OpenMetrics (for

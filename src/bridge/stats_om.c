@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* The bridge's counters in the OpenMetrics text format: see stats.h and
  * docs/bridge.md (the metric names, their labels and the bounds on them). */
 #include "stats.h"

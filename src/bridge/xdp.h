@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * AF_XDP sockets for the data path: one UMEM (frame memory shared with the
  * kernel) and one socket per interface, both on that UMEM. A frame received

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* The `choke` command: one function per subcommand, each with its
  * declaration in the command table (struct cli_cmd, src/util/cmdline.h) beside it;
  * main.c dispatches from the table. */

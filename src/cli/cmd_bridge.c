@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* choke bridge | stats | reconfigure: their command-table entries and calls
  * into src/bridge/ (the bridge's options are declared once, in
  * src/bridge/config.c, for the command line and the configuration file). */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * choke demo --open-loop: the open-loop workload (workload.c). One heavy
  * unresponsive flow at twice the capacity of a 10 Mbit/s bottleneck plus 20

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* choke exporter: the bridges' and the kernel's choke qdiscs' counters over
  * HTTP for Prometheus (src/exporter/, docs/operations.md). */
 #include <string.h>

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* choke params: what the kernel would receive for tc words. */
 #include <errno.h>
 #include <math.h>

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* choke replay: what a queue discipline would have done to a capture. */
 #include <errno.h>
 #include <signal.h>

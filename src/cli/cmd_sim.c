@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * choke sim and choke demo: their options (one table, one parser) and calls
  * into the simulator's runner (src/sim/runner.h), reports and plot. The

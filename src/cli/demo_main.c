@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * choke-demo: `choke demo` alone, what `make demo` builds and runs. It is
  * the simulator and libchoke only (libc and libm, no libpcap), so the demo

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* choke: command-line front end of libchoke. The table of subcommands is
  * commands[] below; each command declares its options beside its code
  * (struct cli_cmd, opt.h), and that one declaration drives its parser, its

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * An open-loop workload through one bottleneck: a host of the core that
  * owns packets, time and the link. Flows send constant-bit-rate or Poisson

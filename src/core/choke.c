@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+// SPDX-FileCopyrightText: 2026 The choke authors
 /*
  * libchoke core: CHOKe, RED and FIFO on one ring of packet slots.
  * Behaviour follows Linux sch_choke / sch_red and red.h; see docs/core.md for

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+// SPDX-FileCopyrightText: 2026 The choke authors
 /* Space-Saving over a Stream-Summary: see include/choke/hh.h. */
 #include "choke/hh.h"
 

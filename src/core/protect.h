@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * `protect [N]`: every flow held to about its fair share of the link with
  * bounded state. docs/variants.md has the rule, why each piece is there

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * RED arithmetic of include/net/red.h, in the kernel's fixed point and with
  * its integer widths (qavg is an unsigned long there: 64 bits here), so that

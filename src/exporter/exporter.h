@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * `choke exporter`: one HTTP endpoint, /metrics, in Prometheus's text
  * format: every running bridge's counters (its control socket's

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* The exporter's HTTP: see http.h (RFC 9112's message syntax, the parts a
  * one-endpoint server needs). */
 #include "http.h"

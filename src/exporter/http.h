@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * The little of HTTP/1.x the exporter speaks: one request per connection,
  * GET or HEAD of /metrics, answered and closed (Connection: close). The

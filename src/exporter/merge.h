@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * Several expositions in Prometheus's text format (each bridge's
  * `choke stats --format openmetrics`) merged into one: each family once,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * Every kernel choke qdisc of this network namespace, read over rtnetlink:
  * an RTM_GETQDISC dump (every device, invisible qdiscs included) keeps the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* The kernel's choke qdiscs in Prometheus's text format: see nlqdisc.h and
  * docs/operations.md (the names, their labels, what each counts). */
 #include <stddef.h>

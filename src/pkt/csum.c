@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+// SPDX-FileCopyrightText: 2026 The choke authors
 /* TCP and UDP checksums over IPv4 and IPv6 (RFC 793, 768, 8200 section 8.1). */
 #include "choke/pkt.h"
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+// SPDX-FileCopyrightText: 2026 The choke authors
 /* ECN: reading the field and setting CE, as the kernel's INET_ECN_set_ce(). */
 #include "choke/pkt.h"
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+// SPDX-FileCopyrightText: 2026 The choke authors
 /*
  * Flow keys from raw frames. Every read goes through need(), which checks
  * the offset against the end of the captured (or, for IP, the declared)

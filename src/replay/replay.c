@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* The pcap what-if replayer: see replay.h and docs/replay.md. */
 #include "replay.h"
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * The pcap what-if replayer: a host of the core that feeds the packets of a
  * capture, at their timestamps, into a bottleneck of a given rate through a

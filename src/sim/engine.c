@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * The simulator's engine: events, the dumbbell, the sources and the
  * measurements. See sim.h for the topology and docs/sim.md for the model.

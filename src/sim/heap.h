@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * The event queue: a 4-ary min-heap of (time, sequence) keys. Events at
  * the same nanosecond leave in the order they were scheduled (the sequence

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* Generated from scenarios/paper-single-link (tests/sim.sh checks that the two agree). */
 "# The single-link experiment of the CHOKe paper (Pan, Prabhakar and\n"
 "# Psounis, INFOCOM 2000), as it is usually reproduced: 32 TCP NewReno flows\n"

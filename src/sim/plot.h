@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * The plot of a sweep: the UDP link share of each discipline against the
  * swept value, CHOKe's UDP share of the queue dashed and, when the sweep

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* Reports of simulator runs: see report.h. */
 #include "report.h"
 #include "../util/json.h"

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * Reports of simulator runs: the human table, JSON and CSV, for one run,
  * a comparison of disciplines, and sweeps. They write to a stdio stream

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * The simulator's random source: xoshiro256** (Blackman and Vigna), seeded
  * through splitmix64. One generator per purpose, each from (seed, stream),

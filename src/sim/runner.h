@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * The runner: a batch of simulations (a single run, FIFO/RED/CHOKe compared,
  * or a sweep of a key under each discipline), built from a scenario and

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * Scenarios: the keys of a run, as text. A scenario file holds
  * `key = value` lines (blank lines and `#` comments are ignored); the

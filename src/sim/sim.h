@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * choke sim: a packet-level discrete-event simulator of a dumbbell whose
  * bottleneck runs the libchoke core.

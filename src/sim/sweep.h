@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * Sweeps: one scenario key over a range or a list of values,
  * "KEY=A..B:N[:log]" (N points from A to B, evenly or on a log scale; the

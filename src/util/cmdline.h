@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * The command table: every subcommand of `choke` and its options declared
  * once (name, argument, help text, range), driving the parser, `--help`

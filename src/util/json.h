@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * A JSON string literal for any C string: quotes and backslashes escaped,
  * control characters as \u00XX. Shared by the CLI and the simulator's

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /* Options declared once: values, ranges and their refusals (see opt.h). */
 #include <errno.h>
 #include <inttypes.h>

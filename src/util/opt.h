@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * An option, declared once: its name, its argument, its help line and the
  * range or form of its value. The command line's parser (src/cli/opt.h)

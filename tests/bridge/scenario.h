@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * A fixed two-second load for the bridge's data path, in 100 us steps: a
  * UDP flood (57.7 Mbit/s) and eight ECN-capable TCP-like flows into a

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * The bridge's rooms without root or interfaces: the data path driven on
  * in-memory rings through a fixed load (scenario.h), its renderings against

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 """contrib/grafana/choke.json against an exposition of `choke exporter`:
 the dashboard is valid JSON with the parts Grafana needs (panels with unique
 ids and a place on the grid, targets with unique refIds and an expression),

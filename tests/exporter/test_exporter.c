@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * The exporter's rooms without root: the rtnetlink parser on dumps recorded
  * from real kernels (tests/exporter/NAME.nlrec, checked against what tc printed

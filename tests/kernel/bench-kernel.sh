@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # make bench-kernel: the per-packet cost of our module against mainline
 # sch_choke, unpatched and patched, and pfifo, in the same UML kernel and
 # the same run (tests/kernel/guest-bench.sh has the method). Prints the

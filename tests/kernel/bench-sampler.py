@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 """Host side of make bench-kernel: the CPU time the UML kernel process
 (every thread of it) has used, read at each mark the guest writes.
 

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # Build (once) a User-Mode Linux kernel from Debian's linux-source-6.1 with
 # what the kernel harness needs: the qdiscs (mainline sch_choke as a module,
 # the reference), tbf/htb parents, veth, network namespaces, hostfs and the

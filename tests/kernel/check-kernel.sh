@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # make check-kernel: the kernel module side by side with mainline sch_choke
 # in User-Mode Linux, plus a compile check against Debian's amd64 headers.
 #

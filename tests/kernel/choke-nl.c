@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+// SPDX-FileCopyrightText: 2026 The choke authors
 /*
  * choke-nl: send a hand-made choke configuration to the kernel, for what
  * stock tc cannot send (limit 0, unknown flags, attributes of the wrong

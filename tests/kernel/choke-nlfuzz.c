@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+// SPDX-FileCopyrightText: 2026 The choke authors
 /*
  * choke-nlfuzz: random and malformed choke configurations (TCA_OPTIONS)
  * sent to the kernel over rtnetlink, each checked against a model of what

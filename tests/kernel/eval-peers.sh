@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # make eval-kernel-peers: protect in the kernel against the kernel's own
 # schedulers (fq_codel, sfb, cake, pie, red, mainline choke) and our module
 # plain, in User-Mode Linux: a 4 Mbit/s tbf, 8 TCP streams and 1 or 4 UDP

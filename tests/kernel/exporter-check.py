@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 """The host's half of tests/kernel/exporter-uml.sh: what `choke exporter`
 said about each kernel choke qdisc in the UML guest, against what
 `tc -s -d -j qdisc show` said at the same moment (no traffic left, the two

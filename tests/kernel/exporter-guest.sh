@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # `choke exporter` against real kernel choke qdiscs, inside a User-Mode Linux
 # guest booted by tests/kernel/exporter-uml.sh (this script is its PID 1; the
 # host's root is the guest's, through hostfs). For mainline's sch_choke.ko

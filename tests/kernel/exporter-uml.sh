@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # `choke exporter` against real kernel choke qdiscs: mainline's sch_choke and
 # our sch_libchoke in a User-Mode Linux guest (tests/kernel/exporter-guest.sh),
 # compared on the host with what tc printed (tests/kernel/exporter-check.py).

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # Per-packet cost of the choke qdiscs, inside the UML guest (bench-kernel.sh
 # boots it). pktgen injects 100-byte UDP frames of 64 flows (source ports
 # 10000..10063) into the qdisc of a dummy device (xmit_mode queue_xmit: the

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # The qdisc id chokeplus of sch_libchoke.ko (kmod/chokeplus.h), inside the
 # UML guest (check-kernel.sh boots it after the suite): stock tc with the
 # plugin q_chokeplus.so adds it, shows it (text and JSON), changes it in

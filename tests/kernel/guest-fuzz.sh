@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # The netlink fuzzer (choke-nlfuzz) against each choke implementation in the
 # UML guest, under load: a dummy device with tbf rate 10mbit at its root,
 # the choke at 1:1 (handle 10:) that the fuzzer adds, changes, replaces and

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # PID 1 of the User-Mode Linux guest that uml-boot.sh boots with the host's
 # root file system (hostfs); it runs $CHOKE_GUEST (default: guest-suite.sh).
 # Everything the guest writes goes to tmpfs mounts or to $CHOKE_RUN (a

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # The comparison with the kernel's own schedulers, run inside the UML guest
 # (tests/kernel/eval-peers.sh boots it; make eval-kernel-peers): a 4 Mbit/s
 # tbf whose child is each discipline in turn, 8 iperf3 TCP streams and 1 or

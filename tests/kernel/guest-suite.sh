@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # The kernel cases, run inside the UML guest (guest-init.sh) once against
 # mainline's sch_choke.ko and once against our sch_libchoke.ko, with the
 # same commands. Raw results go to $CHOKE_RUN/<impl>/; report.py compares

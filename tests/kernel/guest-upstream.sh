@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # The evidence for the patch series in upstream/linux/, run inside the UML
 # guest: mainline's sch_choke.c built out of tree unpatched and patched
 # (tests/kernel/upstream-mods.sh), each loaded in turn and put through

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # make kernel-fuzz: the netlink fuzzer (tests/kernel/choke-nlfuzz.c) against
 # mainline sch_choke and our module in UML, under load, with UBSAN,
 # kmemleak, lockdep and list debugging on (tests/kernel/guest-fuzz.sh).

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # mainline-stall.sh: does this kernel's choke qdisc wedge?
 #
 # Mainline sch_choke (every kernel since 2011, Debian's 6.1 included) admits

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 """Rebuild the mainline texts of net/sched/sch_choke.c the patch series in
 upstream/linux/ is checked against, from Debian's linux-source-6.1 text and
 the upstream commits known to have touched the file since, without network

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # /init of the qemu smoke test (tests/kernel/qemu-smoke.sh): busybox, the
 # host's ip, tc, iperf3 and ping, Debian's modules and ours. Lines starting
 # with SMOKE are the result.

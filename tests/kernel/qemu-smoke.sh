@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # Smoke test on Debian's own amd64 kernel under qemu (TCG): load the module
 # built against linux-headers-$KVER, configure it with tc, push the reported
 # flood through it, and do the same with the kernel's own sch_choke.

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 """Kernel harness, host side.
 
   report.py gen-batch OUTDIR [--quick]   tc batch of the configuration cases

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # Boot the harness's User-Mode Linux kernel with the host's root file system
 # (hostfs) and run one guest script in it as root (tests/kernel/guest-init.sh
 # is PID 1: tmpfs on /run, /tmp and /var/tmp, then the script, then halt).

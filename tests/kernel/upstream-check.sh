@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # Check the patch series in upstream/linux/ without a kernel git tree:
 #  1. scripts/checkpatch.pl --strict (from the kernel source tree) on every
 #     patch: no error, warning or check. Without a kernel git history

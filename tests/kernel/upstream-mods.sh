@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # Build mainline's net/sched/sch_choke.c as out-of-tree modules against a
 # kernel tree: "unpatched" (the tree's own text) and "patched" (the same with
 # upstream/linux/0*.patch applied by patch -p1, no fuzz). Both are named

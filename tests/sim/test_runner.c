@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * Tests of the simulator's runner used directly (src/sim/runner.h): batches
  * built from specs and plans, the same results in this process and in any

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * Tests of the simulator: TCP's state machine on constructed ACK sequences
  * (loss recovery, NewReno partial ACKs, timeouts and backoff, Karn's rule,

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # Build the ns-3 comparison program (tools/ns3/paper.cc) against Debian's
 # packaged ns-3 (apt-get install libns3-dev: ns-3.37). Not part of `make`:
 # ns-3 is a comparison tool, not a dependency.

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# SPDX-FileCopyrightText: 2026 The choke authors
 # The side-by-side of docs/results.md: FIFO and RED on the paper's single
 # link in ns-3 (tools/ns3/paper.cc) and in `choke sim`, UDP share at 0.5, 1,
 # 2, 5 and 10 Mbit/s and Jain's index without UDP, for seeds 1-3.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
  * The CHOKe paper's single-link scenario in ns-3 (3.37, Debian's
  * libns3-dev), to compare with `choke sim`: a comparison tool, not part of
