@@ -127,6 +127,9 @@ struct sim {
 	struct sim_series_point *ser;
 	uint32_t nser;
 	uint64_t ser_last; /* the queue is accounted up to here */
+	/* the light flows' round trips, ns (cfg->light_rtt, measured period) */
+	uint64_t *lrtt;
+	size_t nlrtt, caplrtt;
 };
 
 static void fail(struct sim *s, const char *msg)
@@ -500,6 +503,27 @@ static void udp_emit(struct sim *s, uint32_t fi)
 	push(s, next, EV(EV_UDP, fi));
 }
 
+/* A light flow's packet reached its receiver: its round trip is the time
+ * since it entered the bottleneck's queue, plus the access link before it
+ * (transmission and delay: a light flow does not queue there) and its
+ * flow's fixed return path (an ACK's). */
+static void light_rtt_add(struct sim *s, const struct sim_flow *f, const struct sim_pkt *k)
+{
+	if (s->nlrtt == s->caplrtt) {
+		size_t cap = s->caplrtt ? 2 * s->caplrtt : 1024;
+		uint64_t *n = realloc(s->lrtt, cap * sizeof(*n));
+
+		if (!n) {
+			fail(s, "out of memory (round trips)");
+			return;
+		}
+		s->lrtt = n;
+		s->caplrtt = cap;
+	}
+	s->lrtt[s->nlrtt++] = s->now - k->t_enq + f->access_tx + f->cfg->access_delay_ns +
+			      f->rev_delay;
+}
+
 static void deliver(struct sim *s, uint32_t i)
 {
 	struct sim_pkt *k = &s->pkt[i];
@@ -509,6 +533,8 @@ static void deliver(struct sim *s, uint32_t i)
 	if (f->cls == SIM_UDP) {
 		if (s->measuring)
 			f->r.goodput_bytes += k->len;
+		if (s->measuring && s->cfg->light_rtt && f->group == SIM_G_LIGHT)
+			light_rtt_add(s, f, k);
 	} else {
 		int n = tcp_rcv_segment(&f->rcv, k->seq, k->flags, s->now);
 
@@ -862,7 +888,34 @@ static void teardown(struct sim *s)
 	free(s->pkt);
 	free(s->hh_mem);
 	free(s->ser);
+	free(s->lrtt);
 	sim_heap_free(&s->heap);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The light flows' round trips: mean, median and 99th percentile (nearest
+ * rank), max, in ms. */
+static void light_rtt_stats(struct sim *s, struct sim_result *res)
+{
+	double sum = 0;
+	size_t i, n = s->nlrtt;
+
+	res->light_rtt_n = n;
+	if (!n)
+		return;
+	qsort(s->lrtt, n, sizeof(*s->lrtt), cmp_u64);
+	for (i = 0; i < n; i++)
+		sum += (double)s->lrtt[i];
+	res->light_rtt_ms_mean = sum / (double)n * 1e-6;
+	res->light_rtt_ms_median = (double)s->lrtt[(n - 1) / 2] * 1e-6;
+	res->light_rtt_ms_p99 = (double)s->lrtt[(n * 99 + 99) / 100 - 1] * 1e-6;
+	res->light_rtt_ms_max = (double)s->lrtt[n - 1] * 1e-6;
 }
 
 int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
@@ -908,6 +961,7 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 		return -1;
 	}
 	collect(&s, res);
+	light_rtt_stats(&s, res);
 	res->events = events;
 	teardown(&s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
