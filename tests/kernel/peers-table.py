@@ -31,7 +31,7 @@ def ping_cell(runs):
     loss = [r["ping"]["loss"] or 0 for r in runs]
     cell = "%s / %s" % (p50, p99)
     if max(loss) >= 0.005:
-        cell += " (lost %s)" % rng([100 * x for x in loss], "%.0f%%")
+        cell += " (lost %s)" % rng([100 * x for x in loss], "%.1f%%")
     return cell
 
 
