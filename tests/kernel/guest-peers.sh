@@ -196,7 +196,7 @@ run_one() { # label words k r
 	sleep 1
 	# TCP runs past the window's end by a margin for UML's slow process
 	# starts (about a second for each client)
-	tcp_t=$((WARM + SECS + 6 + 2 * NCLIENTS))
+	tcp_t=$((WARM + SECS + 12 + 2 * NCLIENTS))
 	if [ "$k" -gt 0 ]; then
 		# the floods start 3 s before TCP and end after it
 		C timeout $((tcp_t + 40)) iperf3 -c 10.9.0.2 -p 5202 -u -b $((2 * RATE / k))k -P "$k" \
