@@ -117,21 +117,13 @@ traffic() { # name, K
 # streams, the ping's median and 99th-percentile round trip in ms and the
 # share of pings lost ("- - -" without a ping); or a line saying iperf3 failed
 summary() { # name, K
-	python3 - "$tmp/$1.tcp" "$tmp/$1.udp" "$2" "$tmp/$1.ping" <<'PY'
-import json, re, sys
-rtt, sent, got = [], 0, 0
-for line in open(sys.argv[4], errors="replace"):
-    m = re.search(r"time=([0-9.]+) ms", line)
-    if m:
-        rtt.append(float(m.group(1)))
-    m = re.search(r"(\d+) packets transmitted, (\d+) received", line)
-    if m:
-        sent, got = int(m.group(1)), int(m.group(2))
-rtt.sort()
-def pct(p):
-    return rtt[max(0, -(-p * len(rtt) // 100) - 1)]
-ping = "%.3f %.3f %.4f" % (pct(50), pct(99), 1 - got / sent) if rtt and sent else \
-    ("- - 1" if sent else "- - -")
+	python3 - "$tmp/$1.tcp" "$tmp/$1.udp" "$2" "$tmp/$1.ping" "$(dirname "$0")" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[5])
+from pingstats import ping as pingstats
+p = pingstats(sys.argv[4])
+ping = "%.3f %.3f %.4f" % (p["p50"], p["p99"], p["loss"]) if p["p50"] is not None else \
+    ("- - 1" if p["n"] else "- - -")
 try:
     tcp = json.load(open(sys.argv[1]))
     u = json.load(open(sys.argv[2]))

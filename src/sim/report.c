@@ -215,18 +215,26 @@ static void web_stats(const struct sim_run *r, struct web_stats *w)
 	free(t);
 }
 
-/* tcp_hosts: each host's long TCP flows' bytes through the bottleneck */
-static void host_bytes(const struct sim_run *r, double *b)
+/* tcp_hosts: each host's long TCP flows' bytes through the bottleneck (an
+ * array to free; NULL when out of memory), their sum and all the bytes the
+ * bottleneck sent */
+static double *host_bytes(const struct sim_run *r, double *tot, double *all)
 {
+	double *b = calloc(r->setup.nhosts ? r->setup.nhosts : 1, sizeof(*b));
 	uint32_t i, h;
 
-	for (h = 0; h < r->setup.nhosts; h++)
-		b[h] = 0;
+	if (!b)
+		return NULL;
+	*tot = 0;
 	for (i = 0; i < r->res.nflows && i < r->setup.cfg.nflows; i++) {
 		h = r->setup.cfg.flows[i].host;
-		if (h && h <= r->setup.nhosts)
+		if (h && h <= r->setup.nhosts) {
 			b[h - 1] += (double)r->res.flows[i].link_bytes;
+			*tot += (double)r->res.flows[i].link_bytes;
+		}
 	}
+	*all = (double)r->res.link_bytes[0] + (double)r->res.link_bytes[1];
+	return b;
 }
 
 static uint32_t host_flows(const struct sim_run *r, uint32_t h)
@@ -243,14 +251,10 @@ static uint32_t host_flows(const struct sim_run *r, uint32_t h)
 static void hosts_text(FILE *f, const struct sim_run *r)
 {
 	uint32_t n = r->setup.nhosts, h;
-	double *b = malloc(n * sizeof(*b)), tot = 0, all;
+	double tot, all, *b = host_bytes(r, &tot, &all);
 
 	if (!b)
 		return;
-	host_bytes(r, b);
-	for (h = 0; h < n; h++)
-		tot += b[h];
-	all = (double)r->res.link_bytes[0] + (double)r->res.link_bytes[1];
 	fprintf(f, "\n%-6s %7s %9s %9s %12s\n", "host", "flows", "share", "goodput",
 		"TCP / even");
 	for (h = 0; h < n; h++)
@@ -537,19 +541,29 @@ static void json_u64s(FILE *f, const char *name, const struct sim_result *res, s
 	fputc(']', f);
 }
 
+/* "mean":..,"median":..,"<pname>":..,"max":.. (a distribution's summary) */
+static void json_spread(FILE *f, double mean, double median, const char *pname, double p,
+			double max)
+{
+	fprintf(f, "\"mean\":");
+	jnum(f, mean);
+	fprintf(f, ",\"median\":");
+	jnum(f, median);
+	fprintf(f, ",\"%s\":", pname);
+	jnum(f, p);
+	fprintf(f, ",\"max\":");
+	jnum(f, max);
+}
+
 /* tcp_hosts: "hosts": [{flows, link_share, goodput_mbps, tcp_over_even}],
  * "jain_hosts" */
 static void hosts_json(FILE *f, const struct sim_run *r)
 {
 	uint32_t n = r->setup.nhosts, h;
-	double *b = malloc(n * sizeof(*b)), tot = 0, all, secs = r->res.measured_s;
+	double tot, all, secs = r->res.measured_s, *b = host_bytes(r, &tot, &all);
 
 	if (!b)
 		return;
-	host_bytes(r, b);
-	for (h = 0; h < n; h++)
-		tot += b[h];
-	all = (double)r->res.link_bytes[0] + (double)r->res.link_bytes[1];
 	fprintf(f, ",\"hosts\":[");
 	for (h = 0; h < n; h++) {
 		fprintf(f, "%s{\"flows\":%u,\"link_share\":", h ? "," : "", host_flows(r, h + 1));
@@ -600,15 +614,10 @@ static void groups_json(FILE *f, const struct sim_run *r, int prot)
 		fprintf(f, ",\"drops\":");
 		json_drops(f, res->group_drops[g], prot);
 		if (g == SIM_G_LIGHT && s->cfg.light_rtt) {
-			fprintf(f, ",\"rtt_ms\":{\"n\":%llu,\"mean\":",
+			fprintf(f, ",\"rtt_ms\":{\"n\":%llu,",
 				(unsigned long long)res->light_rtt_n);
-			jnum(f, res->light_rtt_ms_mean);
-			fprintf(f, ",\"median\":");
-			jnum(f, res->light_rtt_ms_median);
-			fprintf(f, ",\"p99\":");
-			jnum(f, res->light_rtt_ms_p99);
-			fprintf(f, ",\"max\":");
-			jnum(f, res->light_rtt_ms_max);
+			json_spread(f, res->light_rtt_ms_mean, res->light_rtt_ms_median, "p99",
+				    res->light_rtt_ms_p99, res->light_rtt_ms_max);
 			fputc('}', f);
 		}
 		fputc('}', f);
@@ -636,14 +645,8 @@ static void groups_json(FILE *f, const struct sim_run *r, int prot)
 		fprintf(f, ",\"sizes\":\"%s\",\"transfers\":%u,\"measured\":%u,"
 			"\"completed\":%u,\"fct_s\":", s->web_dist, s->nweb, w.started, w.done);
 		if (w.done) {
-			fprintf(f, "{\"mean\":");
-			jnum(f, w.mean);
-			fprintf(f, ",\"median\":");
-			jnum(f, w.median);
-			fprintf(f, ",\"p95\":");
-			jnum(f, w.p95);
-			fprintf(f, ",\"max\":");
-			jnum(f, w.max);
+			fputc('{', f);
+			json_spread(f, w.mean, w.median, "p95", w.p95, w.max);
 			fputc('}', f);
 		} else {
 			fprintf(f, "null");

@@ -28,8 +28,12 @@ ended (the seconds when no TCP flow was sending yet or any more included).
 """
 import argparse
 import json
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from pingstats import ping  # noqa: E402  (tests/pingstats.py)
 
 
 def counters(path):
@@ -64,34 +68,9 @@ def sockets(path):
     return out
 
 
-def pct(xs, p):
-    xs = sorted(xs)
-    if not xs:
-        return None
-    i = max(0, min(len(xs) - 1, int(-(-p * len(xs) // 100)) - 1))
-    return xs[i]
-
-
 def jain(xs):
     s = sum(xs)
     return s * s / (len(xs) * sum(x * x for x in xs)) if s else 0.0
-
-
-def ping(path):
-    rtt = []
-    sent = got = 0
-    for line in open(path, errors="replace"):
-        m = re.search(r"time=([0-9.]+) ms", line)
-        if m:
-            rtt.append(float(m.group(1)))
-        m = re.search(r"(\d+) packets transmitted, (\d+) received", line)
-        if m:
-            sent, got = int(m.group(1)), int(m.group(2))
-    if not sent:
-        sent, got = len(rtt), len(rtt)
-    return {"n": sent, "p50": pct(rtt, 50), "p99": pct(rtt, 99),
-            "mean": sum(rtt) / len(rtt) if rtt else None,
-            "loss": 1 - got / sent if sent else None}
 
 
 def iperf3_method(tcp_files, udp_file, k, rate_bps, c, d):
