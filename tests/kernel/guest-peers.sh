@@ -198,9 +198,10 @@ run_one() { # label words k r
 	# starts (about a second for each client)
 	tcp_t=$((WARM + SECS + 12 + 2 * NCLIENTS))
 	if [ "$k" -gt 0 ]; then
-		# the floods start 3 s before TCP and end after it
+		# the floods start 3 s before TCP and end after it (and after the
+		# counters read when its clients have ended)
 		C timeout $((tcp_t + 40)) iperf3 -c 10.9.0.2 -p 5202 -u -b $((2 * RATE / k))k -P "$k" \
-			-l "$ULEN" -w 2M -t $((tcp_t + 6)) -J --get-server-output >"$base.udp" 2>&1 &
+			-l "$ULEN" -w 2M -t $((tcp_t + 9)) -J --get-server-output >"$base.udp" 2>&1 &
 		udp=$!
 		sleep 3
 	fi
@@ -233,7 +234,8 @@ run_one() { # label words k r
 	[ "$k" -gt 0 ] && wait $udp
 	C tc -s -j qdisc show dev c0 >"$base.qdisc" 2>&1
 	python3 "$ROOT/tests/kernel/peers-summary.py" --workload "$WL" --label "$label" --k "$k" \
-		--r "$r" --rate "$RATE" --udp-len "$ULEN" --base "$base" >>"$OUT/runs.jsonl"
+		--r "$r" --rate "$RATE" --udp-len "$ULEN" --warmup "$WARM" --seconds "$SECS" \
+		--base "$base" >>"$OUT/runs.jsonl"
 	log "$(tail -1 "$OUT/runs.jsonl" | cut -c1-300)"
 	net_down
 }

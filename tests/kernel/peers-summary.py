@@ -16,7 +16,9 @@ The figures (all over the window, by the kernel's clock):
   jain     Jain's index over the TCP data connections' bytes
   hosts    (hosts) each source address's TCP bytes over a quarter of all
   util     what tbf sent over the rate (frames with their Ethernet headers);
-           util_rx the same from the receiving veth's counter
+           util_rx the same from the receiving veth's counter; util_start
+           what tbf sent from just before the TCP clients started to the
+           window's start
   ping     the round trips of the pings answered inside the window: median,
            99th percentile (nearest rank), the share lost
   drift    the guest's wall clock over its kernel clock across the window
@@ -24,7 +26,9 @@ and, for comparison, section 12's method before issue 19 (`iperf3`):
 iperf3's receiver totals over its whole test (slow start included) for the
 TCP streams, the floods' bytes from the server's intervals inside it, and
 tbf's bytes from just before the TCP clients started to just after they
-ended (the seconds when no TCP flow was sending yet or any more included).
+ended (the seconds when no TCP flow was sending yet or any more included);
+and Jain's index from iperf3's per-second intervals over about the window
+(`jain_intervals`: a third count of the same thing).
 """
 import argparse
 import json
@@ -73,9 +77,12 @@ def jain(xs):
     return s * s / (len(xs) * sum(x * x for x in xs)) if s else 0.0
 
 
-def iperf3_method(tcp_files, udp_file, k, rate_bps, c, d):
-    """Section 12's figures as computed before issue 19."""
+def iperf3_method(tcp_files, udp_file, k, rate_bps, c, d, warm, window):
+    """Section 12's figures as computed before issue 19, and Jain's index
+    from iperf3's own per-second intervals (the senders' bytes) over about
+    the window, from WARM seconds after its start for WINDOW seconds."""
     streams = []
+    inwin = {}
     secs = None
     t_start = None
     for f in tcp_files:
@@ -86,7 +93,12 @@ def iperf3_method(tcp_files, udp_file, k, rate_bps, c, d):
         streams += [s["receiver"]["bytes"] for s in st]
         secs = j["end"]["sum_received"]["seconds"]
         t_start = j["start"]["timestamp"]["timesecs"]
-    out = {"jain": jain(streams),
+        for iv in j.get("intervals", []):
+            for s in iv["streams"]:
+                if s["start"] >= warm - 0.01 and s["end"] <= warm + window + 0.01:
+                    key = (f, s["socket"])
+                    inwin[key] = inwin.get(key, 0) + s["bytes"]
+    out = {"jain": jain(streams), "jain_intervals": jain(list(inwin.values())),
            "util": (d["tbf"] - c["tbf"]) * 8 / (rate_bps * (d["up_tbf"] - c["up_tbf"]))}
     if k:
         try:
@@ -109,6 +121,8 @@ def main():
         ap.add_argument("--" + o, required=True)
     for o in ("k", "r", "rate", "udp-len"):
         ap.add_argument("--" + o, type=int, required=True)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--seconds", type=int, default=20)
     a = ap.parse_args()
     res = {"label": a.label, "k": a.k, "r": a.r, "workload": a.workload,
            "rate_kbit": a.rate, "udp_len": a.udp_len}
@@ -126,7 +140,8 @@ def main():
         ca, cb = counters(b + ".a"), counters(b + ".b")
         sa, sb = sockets(b + ".a.ss"), sockets(b + ".b.ss")
         cc, cd = counters(b + ".c"), counters(b + ".d")
-        old = iperf3_method(tcp_files, b + ".udp", a.k, a.rate * 1000.0, cc, cd)
+        old = iperf3_method(tcp_files, b + ".udp", a.k, a.rate * 1000.0, cc, cd, a.warmup,
+                            a.seconds)
     except (OSError, ValueError, KeyError, IndexError) as e:
         res["failed"] = "counters: %s" % e
         print(json.dumps(res))
@@ -156,6 +171,9 @@ def main():
         "jain": jain(tcp) if tcp else 0.0,
         "util": (cb["tbf"] - ca["tbf"]) * 8 / (a.rate * 1000.0 * (cb["up_tbf"] - ca["up_tbf"])),
         "util_rx": (cb["rx"] - ca["rx"]) * 8 / (a.rate * 1000.0 * dt) if dt > 0 else 0.0,
+        # from just before the TCP clients started to the window's start:
+        # their start-up (seconds in UML) and first seconds
+        "util_start": (ca["tbf"] - cc["tbf"]) * 8 / (a.rate * 1000.0 * (ca["up_tbf"] - cc["up_tbf"])),
         "ping": ping(b + ".ping"),
         "iperf3": old,
     })

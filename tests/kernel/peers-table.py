@@ -128,22 +128,23 @@ def main():
     # reconciliation of results.md section 13)
     if wl in ("floods", "rtt"):
         print("| discipline | floods | share / fair: window, iperf3 totals | Jain: window, "
-              "iperf3 totals | utilisation: window, tbf over iperf3's test, receiver "
-              "| wall clock / kernel clock |")
+              "iperf3's intervals in the window, iperf3 totals | utilisation: window, "
+              "receiver's count, TCP's start-up | wall clock / kernel clock |")
         print("|---|---|---|---|---|---|")
         for lab in labels:
             for k in ks:
                 rs = runs.get((lab, k))
                 if not rs:
                     continue
-                print("| %s | %d | %s, %s | %s, %s | %s, %s, %s | %s |" % (
+                print("| %s | %d | %s, %s | %s, %s, %s | %s, %s, %s | %s |" % (
                     names[lab], k, rng([r["share"] / r["fair"] for r in rs], "%.2f"),
                     rng([r["iperf3"].get("share", 0) / r["fair"] for r in rs], "%.2f"),
                     rng([r["jain"] for r in rs], "%.3f"),
+                    rng([r["iperf3"].get("jain_intervals") for r in rs], "%.3f"),
                     rng([r["iperf3"]["jain"] for r in rs], "%.3f"),
                     rng([r["util"] for r in rs], "%.3f"),
-                    rng([r["iperf3"]["util"] for r in rs], "%.3f"),
                     rng([r["util_rx"] for r in rs], "%.3f"),
+                    rng([r.get("util_start") for r in rs], "%.3f"),
                     rng([r["drift"] for r in rs], "%.3f")))
         print()
     for f in fails:
