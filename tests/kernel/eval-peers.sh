@@ -100,6 +100,10 @@ pie|sch_pie|pie
 red|sch_red|red limit 300000 min 25000 max 50000 avpkt 1000 burst 35 bandwidth @RATE@ probability 0.02
 choke|sch_choke|choke limit 300 min 25 max 50 bandwidth @RATE@
 libchoke|ours|choke limit 300 min 25 max 50 bandwidth @RATE@'
+# the hosts workload adds cake's own host fairness (per source address) as
+# the reference for a host identity
+[ $WL = hosts ] && PEERS="$PEERS
+cake-srchost|sch_cake|cake unlimited dual-srchost"
 rm -rf "$RUN"
 mkdir -p "$RUN"
 sh tests/protect-words.sh "$WORDS" >"$RUN/words" || exit 2

@@ -14,7 +14,7 @@ import sys
 
 NAMES = {"fq_codel": "fq_codel", "sfb": "sfb", "cake": "cake (unlimited, under tbf)",
          "pie": "pie", "red": "red", "choke": "choke (mainline sch_choke)",
-         "libchoke": "choke (sch_libchoke)"}
+         "libchoke": "choke (sch_libchoke)", "cake-srchost": "cake dual-srchost"}
 
 
 def rng(xs, fmt):
