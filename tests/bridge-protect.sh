@@ -25,6 +25,7 @@
 # the length of each TCP test (default 12).
 set -u
 CHOKE=$(readlink -f "${CHOKE:-build/gcc/choke}")
+HERE=$(cd "$(dirname "$0")" && pwd)
 T=${BRIDGE_TEST_SECONDS:-12}
 WORDS="limit 300 min 25 max 50"
 mode=test
@@ -117,7 +118,7 @@ traffic() { # name, K
 # streams, the ping's median and 99th-percentile round trip in ms and the
 # share of pings lost ("- - -" without a ping); or a line saying iperf3 failed
 summary() { # name, K
-	python3 - "$tmp/$1.tcp" "$tmp/$1.udp" "$2" "$tmp/$1.ping" "$(dirname "$0")" <<'PY'
+	python3 - "$tmp/$1.tcp" "$tmp/$1.udp" "$2" "$tmp/$1.ping" "$HERE" <<'PY'
 import json, sys
 sys.path.insert(0, sys.argv[5])
 from pingstats import ping as pingstats
@@ -211,7 +212,7 @@ PY
 fi
 
 # --- the table ----------------------------------------------------------------
-sh "$(dirname "$0")/protect-words.sh" >"$tmp/words" || exit 2
+sh "$HERE/protect-words.sh" >"$tmp/words" || exit 2
 echo "| discipline | 1 flood: UDP share / fair (0.111) | TCP | Jain over TCP | ping p50 / p99 (ms) | 4 floods: UDP share / fair (0.333) | TCP | Jain over TCP | ping p50 / p99 (ms) |"
 echo "|---|---|---|---|---|---|---|---|---|"
 {
