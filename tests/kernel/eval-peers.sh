@@ -137,7 +137,10 @@ make -s BUILD=build/peers build/peers/q_chokeplus.so
 nd=$(if [ -n "$ONLY" ]; then echo "$ONLY" | tr ',' '\n' | wc -l; else wc -l <"$RUN/disciplines"; fi)
 nk=$(case $WL in floods) set -- ${FLOODS:-1 4}; echo $# ;; rtt) set -- ${FLOODS:-1}; echo $# ;; *) echo 1 ;; esac)
 n=$(( nd * nk * REPEATS ))
-limit=$(( n * (SECS + WARM + 45) + 300 ))
+# a run takes about 3 (SECS + WARM) + 30 s on a loaded host (TCP runs 12 s
+# past the window, the floods 3 s before and after it, UML starts processes
+# slowly); a retried run counts twice
+limit=$(( n * (4 * (SECS + WARM) + 90) + 300 ))
 echo "eval-peers: booting UML: $WL at $RATE, $n runs of $SECS s (at most $limit s; guest log: $RUN/guest.log)"
 set +e
 sh tests/kernel/uml-boot.sh "$KDIR" "$RUN" $limit tests/kernel/guest-peers.sh \
