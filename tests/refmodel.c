@@ -385,7 +385,7 @@ static int fls64(uint64_t x)
 
 /* 0 admit, 1 mark, 2 drop: above the allowance with probability
  * 1 - allowance / rate, the allowance cut by a 16th per doubling of the
- * rate beyond the first (at most 8); an ECT packet of a flow within two
+ * rate beyond the first (at most 3); an ECT packet of a flow within two
  * doublings is marked instead when the queue has ecn */
 static int pr_verdict(struct refq *m, unsigned entry, int ect)
 {
@@ -404,7 +404,7 @@ static int pr_verdict(struct refq *m, unsigned entry, int ect)
 		return 0;
 	lg = fls64(rate) - fls64(allow);
 	if (lg > 1)
-		allow -= allow * (uint64_t)(lg - 1 > 8 ? 8 : lg - 1) / 16;
+		allow -= allow * (uint64_t)(lg - 1 > 3 ? 3 : lg - 1) / 16;
 	if (((uint64_t)m->rnd(m->rnd_ctx) * rate >> 32) < allow)
 		return 0;
 	if (lg <= 1 && (m->cfg.flags & CHOKE_FLAG_ECN) && ect)

@@ -358,7 +358,7 @@ static void test_protect_unresponsive_penalty(void)
 		for (x = F; x; x >>= 1)
 			lg--;
 		if (lg > 1)
-			allow -= allow * (uint64_t)(lg - 1 > 8 ? 8 : lg - 1) / 16;
+			allow -= allow * (uint64_t)(lg - 1 > 3 ? 3 : lg - 1) / 16;
 		/* the rate after this arrival: r */
 		th.q.pr.e[5].rate = (uint32_t)r - 100;
 		th.q.pr.e[5].stamp = th.q.pr.clock;
@@ -371,12 +371,12 @@ static void test_protect_unresponsive_penalty(void)
 		trand_push(&th.rnd, (uint32_t)(((allow << 32) + r - 1) / r)); /* just at it */
 		CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v),
 			 CHOKE_DROP_PROTECT);
-		/* the cut: none within a doubling, at most half */
-		CHECK(allow * 2 >= F);
+		/* the cut: none within a doubling, at most three 16ths */
+		CHECK(allow * 16 >= F * 13);
 		if (times[k] < 2)
 			CHECK_EQ(allow, F);
 		if (times[k] >= 1024)
-			CHECK_EQ(allow, F - F * 8 / 16);
+			CHECK_EQ(allow, F - F * 3 / 16);
 		(void)choke_dequeue(&th.q, 0, NULL);
 		TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 600, 0, 0, &th.v));
 	}

@@ -618,9 +618,9 @@ static inline int protect_verdict(struct choke *q, uint32_t e, unsigned pkt_flag
 	/* how many times the flow doubles its allowance, about */
 	lg = (uint32_t)(fls64_(r) - fls64_(allow));
 	/* an unresponsive flow: a 16th less per doubling beyond the first,
-	 * at most half */
+	 * at most three (a fifth or so) */
 	if (lg > 1)
-		allow -= allow * (lg - 1 > 8 ? 8 : lg - 1) / 16;
+		allow -= allow * (lg - 1 > 3 ? 3 : lg - 1) / 16;
 	if ((((uint64_t)choke_random(q) * r) >> 32) < allow)
 		return PROTECT_ADMIT;
 	/* ECN: a flow within twice its allowance that can be marked is
