@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "choke/core.h"
 #include "choke/pkt.h"
 #include "pktbuild.h"
 #include "testlib.h"
@@ -553,7 +554,54 @@ static void test_hash(void)
 	CHECK_EQ(same, 0);
 }
 
+/* protect's identities: a host's flows share its value, other hosts and
+ * the flow's own value differ; the families are apart. */
+static void test_flow_identity(void)
+{
+	struct choke_flow_key a, b, c, d;
+	int by;
+
+	memset(&a, 0, sizeof(a));
+	a.kind = 1;
+	a.ethertype = 0x0800;
+	a.proto = 6;
+	a.src[0] = 10, a.src[3] = 1;
+	a.dst[0] = 10, a.dst[3] = 2;
+	a.sport = 1000, a.dport = 80;
+	b = a; /* the same hosts, another connection */
+	b.sport = 1001;
+	c = a; /* another source */
+	c.src[3] = 3;
+	d = a; /* another destination */
+	d.dst[3] = 4;
+	CHECK_EQ(choke_flow_identity(&a, CHOKE_PROTECT_BY_FLOW, 5), choke_flow_key_hash(&a, 5));
+	CHECK(choke_flow_identity(&a, CHOKE_PROTECT_BY_FLOW, 5) !=
+	      choke_flow_identity(&b, CHOKE_PROTECT_BY_FLOW, 5));
+	for (by = CHOKE_PROTECT_BY_SRCHOST; by <= CHOKE_PROTECT_BY_HOSTS; by++) {
+		CHECK_EQ(choke_flow_identity(&a, by, 5), choke_flow_identity(&b, by, 5));
+		CHECK(choke_flow_identity(&a, by, 5) != choke_flow_key_hash(&a, 5));
+	}
+	CHECK(choke_flow_identity(&a, CHOKE_PROTECT_BY_SRCHOST, 5) !=
+	      choke_flow_identity(&c, CHOKE_PROTECT_BY_SRCHOST, 5));
+	CHECK_EQ(choke_flow_identity(&a, CHOKE_PROTECT_BY_SRCHOST, 5),
+		 choke_flow_identity(&d, CHOKE_PROTECT_BY_SRCHOST, 5));
+	CHECK_EQ(choke_flow_identity(&a, CHOKE_PROTECT_BY_DSTHOST, 5),
+		 choke_flow_identity(&c, CHOKE_PROTECT_BY_DSTHOST, 5));
+	CHECK(choke_flow_identity(&a, CHOKE_PROTECT_BY_DSTHOST, 5) !=
+	      choke_flow_identity(&d, CHOKE_PROTECT_BY_DSTHOST, 5));
+	CHECK(choke_flow_identity(&a, CHOKE_PROTECT_BY_HOSTS, 5) !=
+	      choke_flow_identity(&c, CHOKE_PROTECT_BY_HOSTS, 5));
+	CHECK(choke_flow_identity(&a, CHOKE_PROTECT_BY_HOSTS, 5) !=
+	      choke_flow_identity(&d, CHOKE_PROTECT_BY_HOSTS, 5));
+	/* the same address in IPv6 is another host */
+	c = a;
+	c.ethertype = 0x86dd;
+	CHECK(choke_flow_identity(&a, CHOKE_PROTECT_BY_SRCHOST, 5) !=
+	      choke_flow_identity(&c, CHOKE_PROTECT_BY_SRCHOST, 5));
+}
+
 const struct tl_test pkt_tests[] = {
+	{ "pkt/flow-identity", test_flow_identity },
 	{ "pkt/ipv4-tcp", test_ipv4_tcp },
 	{ "pkt/vlan-and-qinq", test_vlan_and_qinq },
 	{ "pkt/ipv4-options-and-fragments", test_ipv4_options_and_fragments },

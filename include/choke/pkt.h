@@ -91,6 +91,13 @@ uint32_t choke_flow_key_hash(const struct choke_flow_key *key, uint64_t seed);
 /* Exact equality of two keys. */
 bool choke_flow_key_equal(const struct choke_flow_key *a, const struct choke_flow_key *b);
 
+/* The identity `protect` shares the link among (enum choke_protect_by, in
+ * choke/core.h): the key's hash for CHOKE_PROTECT_BY_FLOW, else the hash
+ * of the key with only the source address, the destination address or
+ * both kept (and its kind and ethertype, so an IPv4 host is not an IPv6
+ * one). The value to pass to choke_enqueue_as(). */
+uint32_t choke_flow_identity(const struct choke_flow_key *key, int by, uint64_t seed);
+
 /* ECN codepoints */
 #define CHOKE_ECN_NOT_ECT 0
 #define CHOKE_ECN_ECT1 1

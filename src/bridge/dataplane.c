@@ -272,8 +272,11 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 		choke_flow_key_from_frame(frame, len, CHOKE_LINK_ETHERNET, &p->key, &p->info);
 	}
 	flow = choke_flow_key_hash(&p->key, d->flow_seed);
-	r = choke_enqueue(&d->q, p, len, flow,
-			  choke_pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, now, &v);
+	r = choke_enqueue_as(&d->q, p, len, flow,
+			     choke_protect_by(&d->q) ?
+				     choke_flow_identity(&p->key, choke_protect_by(&d->q),
+							 d->flow_seed) : flow,
+			     choke_pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, now, &v);
 	for (i = 0; i < v.nvictims; i++)
 		dp_pkt_put(d, (struct dp_pkt *)v.victim[i]);
 	slot = choke_hh_add_verdict(&d->hh, flow, r, &v, NULL);

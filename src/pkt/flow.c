@@ -5,6 +5,7 @@
  * the offset against the end of the captured (or, for IP, the declared)
  * data first. docs/flows.md is the definition this code implements.
  */
+#include "choke/core.h"
 #include "choke/pkt.h"
 
 #define ETH_P_IP 0x0800
@@ -345,4 +346,21 @@ uint32_t choke_flow_key_hash(const struct choke_flow_key *k, uint64_t seed)
 	h = mum(load64(b + 32) ^ h, seed ^ 0x589965cc75374cc3ull);
 	h = mum(h, 0x1d8e4e27c47d124full);
 	return (uint32_t)(h ^ (h >> 32));
+}
+
+uint32_t choke_flow_identity(const struct choke_flow_key *k, int by, uint64_t seed)
+{
+	struct choke_flow_key h;
+
+	if (by != CHOKE_PROTECT_BY_SRCHOST && by != CHOKE_PROTECT_BY_DSTHOST &&
+	    by != CHOKE_PROTECT_BY_HOSTS)
+		return choke_flow_key_hash(k, seed);
+	h = *k;
+	h.sport = h.dport = 0;
+	h.proto = (uint8_t)(0xf0 | by); /* a host's value is not a flow's */
+	if (by == CHOKE_PROTECT_BY_DSTHOST)
+		__builtin_memset(h.src, 0, sizeof(h.src));
+	if (by == CHOKE_PROTECT_BY_SRCHOST)
+		__builtin_memset(h.dst, 0, sizeof(h.dst));
+	return choke_flow_key_hash(&h, seed);
 }

@@ -396,8 +396,10 @@ static int one_packet(struct run *r, const struct pcap_pkthdr *h,
 	f->offered_bytes += h->len;
 	link_until(r, t);
 	advance(r, t);
-	out = choke_enqueue(&r->q, p, h->len, fi,
-			    choke_pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, t, &v);
+	out = choke_enqueue_as(&r->q, p, h->len, fi,
+			       choke_protect_by(&r->q) ?
+				       choke_flow_identity(&key, choke_protect_by(&r->q), 0) : fi,
+			       choke_pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, t, &v);
 	for (i = 0; i < v.nvictims; i++) {
 		struct rpkt *vp = (struct rpkt *)v.victim[i];
 
