@@ -450,6 +450,16 @@ assert h[0]["tcp_over_even"] > 1.2 > 0.8 > h[1]["tcp_over_even"], h
 assert 0 < j["jain_hosts"] < 1, j["jain_hosts"]
 print("3 flows: %.2f, 1 flow: %.2f of an even split" % (h[0]["tcp_over_even"], h[1]["tcp_over_even"]))'
 if [ $? = 0 ]; then ok "tcp-hosts: $(cat "$tmp/py")"; else bad tcp-hosts "$(tail -n 3 "$tmp/py" "$tmp/err")"; fi
+# protect srchost shares among the hosts: the host of 16 flows no longer
+# takes 16 shares (by flows it gets about 3.4 times a quarter)
+run "$CHOKE" sim scenarios/multi-udp $SHORT --set bottleneck_rate=10mbit --set tcp_flows=19 \
+	--set tcp_hosts=16,1,1,1 --set udp_flows=0 --set tcp_access_rate=10c \
+	--qdisc 'choke limit 300 min 25 max 50 protect srchost' --json >/dev/null
+py protect-srchost '
+h = [x["tcp_over_even"] for x in j["hosts"]]
+assert all(0.6 <= x <= 1.5 for x in h), h
+print("the hosts at " + ", ".join("%.2f" % x for x in h) + " of a quarter")'
+if [ $? = 0 ]; then ok "protect-srchost: $(cat "$tmp/py")"; else bad protect-srchost "$(tail -n 3 "$tmp/py" "$tmp/err")"; fi
 errcase tcp-hosts-sum 'summing to tcp_flows (32)' sim scenarios/multi-udp --set tcp_hosts=16,1,1,1
 errcase tcp-hosts-syntax 'expected flows per host' sim scenarios/multi-udp --set tcp_flows=2 --set tcp_hosts=1,,1
 errcase tcp-hosts-zero 'expected flows per host' sim scenarios/multi-udp --set tcp_flows=2 --set tcp_hosts=0,2

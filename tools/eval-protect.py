@@ -52,8 +52,8 @@ the seeds:
            and the same without the flood (Jain, utilisation);
   hosts    4 hosts at 10 Mbit/s (tcp_hosts 16,1,1,1: one host of 16 TCP
            flows, three of one): each host's share over a quarter, Jain's
-           index over the hosts, the ping. (The simulator gives the core the
-           flow as identity; a host identity needs the core's support.)
+           index over the hosts, the ping (protect's `srchost` shares among
+           the hosts: the simulator hands the core each flow's host).
 The exit status is 0 whether or not the criteria are met (it is an
 evaluation, not a test); a failed simulation exits 1.
 """

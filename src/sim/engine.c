@@ -86,6 +86,7 @@ struct sim_flow {
 	struct sim_rng rng;
 	struct tcp_params tp; /* TCP with its own transfer size */
 	uint32_t series_seen; /* last series interval it sent in, + 1 */
+	uint32_t id;          /* the identity protect shares among (as_id) */
 	/* measured */
 	struct sim_flow_result r;
 	struct tcp_stats tcp0; /* sender counters at the warm-up */
@@ -342,7 +343,10 @@ static void btl_arrive(struct sim *s, uint32_t i)
 		ser_arrival(s, k->flow);
 	pf = (k->flags & TCP_F_ECT) ? CHOKE_PKT_ECN_CAPABLE : 0;
 	k->t_enq = s->now;
-	r = choke_enqueue(&s->q, pkt_ref(i), k->len, k->flow, pf, s->now, &v);
+	if (choke_protect_by(&s->q) == CHOKE_PROTECT_BY_FLOW)
+		r = choke_enqueue(&s->q, pkt_ref(i), k->len, k->flow, pf, s->now, &v);
+	else
+		r = choke_enqueue_as(&s->q, pkt_ref(i), k->len, k->flow, f->id, pf, s->now, &v);
 	if (s->measuring)
 		choke_hh_add_verdict(&s->hh, k->flow, r, &v, NULL);
 	for (j = 0; j < v.nvictims; j++) {
@@ -643,6 +647,23 @@ static void on_event(struct sim *s, uint32_t ref)
 	}
 }
 
+/*
+ * The identity protect shares the link among (choke_enqueue_as), by
+ * protect's `srchost`, `dsthost` or `hosts`: a flow's host (tcp_hosts) for
+ * the source, a flow without one being a host of its own; one receiving
+ * host for all (the dumbbell's right side), so `dsthost` makes every flow
+ * one identity and `hosts` (the pair) is the source's. Host identities are
+ * numbered after the flows.
+ */
+static uint32_t as_id(const struct sim_config *c, uint32_t i, int by)
+{
+	if (by == CHOKE_PROTECT_BY_DSTHOST)
+		return 0;
+	if (by == CHOKE_PROTECT_BY_FLOW || !c->flows[i].host)
+		return i;
+	return c->nflows + c->flows[i].host;
+}
+
 static int setup(struct sim *s, const struct sim_config *c)
 {
 	uint32_t i;
@@ -697,6 +718,7 @@ static int setup(struct sim *s, const struct sim_config *c)
 		f->cfg = fc;
 		f->cls = fc->cls;
 		f->group = fc->group;
+		f->id = as_id(c, i, choke_protect_by(&s->q));
 		pipe_init(&f->access);
 		pipe_init(&f->acks);
 		f->r.cls = fc->cls;

@@ -77,8 +77,8 @@ struct sim_flow_cfg {
 				   * 0: the shared tcp.segments */
 	uint32_t nperiods;        /* UDP: send only within these periods */
 	const struct sim_period *periods; /* (0: from start_ns on, always) */
-	uint32_t host;            /* long TCP: its host, 1 up (tcp_hosts); 0: none.
-				   * Reported only: the core still sees the flow */
+	uint32_t host;            /* long TCP: its host, 1 up (tcp_hosts); 0: none
+				   * (the identity of protect's srchost and hosts) */
 };
 
 /* Test hooks: called for every data packet reaching the bottleneck (return

@@ -122,7 +122,7 @@ def main():
           "(median / 99th percentile)." % (
               what, a.rate, a.seconds, a.warmup, reps, "" if reps == 1 else "s", a.udp_len))
     for lab in plus:
-        print("`%s`: `%s`" % (names[lab], words[lab]))
+        print("`%s`: `%s`" % (names[lab], words[lab].replace("@RATE@", a.rate)))
     print()
     # the same runs measured as section 12 did before issue 19 (the
     # reconciliation of results.md section 13)
