@@ -236,7 +236,411 @@ static void test_link_types(void)
 	CHECK_EQ(parse_exact(sll, b.len + 6, CHOKE_LINK_LINUX_SLL2, &k, &i), CHOKE_FLOW_KIND_IPV4);
 	CHECK(choke_flow_key_equal(&k, &ke));
 	CHECK(choke_pkt_linktype_supported(CHOKE_LINK_LINUX_SLL2));
-	CHECK(!choke_pkt_linktype_supported(105));
+	CHECK(!choke_pkt_linktype_supported(119)); /* Prism */
+}
+
+/*
+ * The other link types: the IP packet of an Ethernet frame wrapped in each
+ * (every variant of its header, docs/flows.md), as the frame out. Returns
+ * the frame's length, 0 when the link type has no such variant.
+ */
+enum { W_NVARIANTS = 8 };
+
+static void put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	put_le16(p, (uint16_t)v);
+	put_le16(p + 2, (uint16_t)(v >> 16));
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* an NFLOG TLV's header: length and type in host order, or swapped */
+static void nflog_tlv_hdr(uint8_t *p, uint16_t type, size_t n, int swap)
+{
+	uint16_t len = (uint16_t)(4 + n), t = type;
+
+	if (swap) {
+		len = (uint16_t)(len >> 8 | len << 8);
+		t = (uint16_t)(t >> 8 | t << 8);
+	}
+	memcpy(p, &len, 2);
+	memcpy(p + 2, &t, 2);
+}
+
+/* a whole TLV with its padding; returns the bytes written */
+static size_t nflog_tlv(uint8_t *p, uint16_t type, const uint8_t *v, size_t n, int swap)
+{
+	nflog_tlv_hdr(p, type, n, swap);
+	memcpy(p + 4, v, n);
+	memset(p + 4 + n, 0, (4 - n % 4) % 4);
+	return 4 + ((n + 3) & ~(size_t)3);
+}
+
+/* an 802.11 data frame's header and LLC/SNAP: variant v (0 plain data to
+ * the AP, 1 QoS data, 2 QoS with four addresses and +HTC, 3 A-MSDU, 4 the
+ * 802.1H OUI); pad: to a multiple of 4 (radiotap's flag) */
+static size_t wifi_hdr(uint8_t *f, int v, int pad, uint16_t et)
+{
+	size_t n;
+
+	memset(f, 0, 64);
+	f[0] = v == 0 || v == 4 ? 0x08 : 0x88; /* data, QoS data */
+	f[1] = v == 2 ? 0x83 : 0x01;           /* to DS (and from DS, +HTC) */
+	memset(f + 4, 0x11, 18);               /* addresses */
+	n = v == 2 ? 30 : 24;
+	if (f[0] == 0x88) {
+		f[n] = v == 3 ? 0x80 : 0x05; /* A-MSDU present, or TID 5 */
+		n += v == 2 ? 6 : 2;
+	}
+	if (pad)
+		n = (n + 3) & ~(size_t)3;
+	if (v == 3)
+		n += 14; /* the subframe's DA, SA, length */
+	f[n] = 0xaa;
+	f[n + 1] = 0xaa;
+	f[n + 2] = 0x03;
+	f[n + 5] = v == 4 ? 0xf8 : 0;
+	pb_put16_raw(f + n + 6, et);
+	return n + 8;
+}
+
+static size_t wrap(const struct pb *b, int lt, int v, uint8_t *f)
+{
+	const uint8_t *ip = b->d + b->l3;
+	size_t iplen = b->len - b->l3, n = 0;
+	int v6 = ip[0] >> 4 == 6, swap;
+	uint16_t et = v6 ? 0x86DD : 0x0800;
+
+	switch (lt) {
+	case CHOKE_LINK_NULL:
+	case CHOKE_LINK_LOOP: {
+		static const uint32_t af6[4] = { 30, 24, 28, 30 };
+		uint32_t af = v6 ? af6[v & 3] : 2;
+
+		if (v >= 4)
+			return 0;
+		if ((lt == CHOKE_LINK_LOOP) != (v >= 2)) /* its own order, or the other */
+			put_be32(f, af);
+		else
+			put_le32(f, af);
+		n = 4;
+		break;
+	}
+	case CHOKE_LINK_PPP:
+	case CHOKE_LINK_PPP_HDLC:
+		if (v >= (lt == CHOKE_LINK_PPP ? 4 : 2))
+			return 0;
+		if (lt == CHOKE_LINK_PPP_HDLC && v == 1) { /* Cisco HDLC framing */
+			f[0] = 0x8f;
+			f[1] = 0;
+			pb_put16_raw(f + 2, et);
+			n = 4;
+			break;
+		}
+		if (v != 1 && v != 2) { /* address and control */
+			f[n++] = 0xff;
+			f[n++] = 0x03;
+		}
+		if (v != 2 && v != 3) /* not compressed: two bytes */
+			f[n++] = 0;
+		f[n++] = v6 ? 0x57 : 0x21;
+		break;
+	case CHOKE_LINK_C_HDLC:
+		if (v >= 2)
+			return 0;
+		f[0] = v ? 0x8f : 0x0f;
+		f[1] = 0;
+		pb_put16_raw(f + 2, et);
+		n = 4;
+		break;
+	case CHOKE_LINK_IEEE802_11:
+		if (v >= 5)
+			return 0;
+		n = wifi_hdr(f, v, 0, et);
+		break;
+	case CHOKE_LINK_IEEE802_11_RADIO:
+		/* 0: no fields; 1: TSFT and Flags with the padding flag; 2: an
+		 * extended presence bitmap, then Flags without it */
+		if (v >= 3)
+			return 0;
+		memset(f, 0, 32);
+		if (v == 0) {
+			n = 8;
+		} else if (v == 1) {
+			put_le32(f + 4, 3);
+			f[16] = 0x20; /* padding after the 802.11 header */
+			n = 18;
+		} else {
+			put_le32(f + 4, 0x80000002u);
+			put_le32(f + 8, 0x20000000u);
+			f[12] = 0x10; /* FCS at the end: no padding */
+			n = 13;
+		}
+		put_le16(f + 2, (uint16_t)n);
+		n += wifi_hdr(f + n, 1, v == 1, et);
+		break;
+	case CHOKE_LINK_NFLOG: {
+		static const uint8_t hdr[4] = { 0x08, 0x00, 0x03, 0x00 };
+		static const uint8_t prefix[] = "choke";
+
+		if (v >= 2)
+			return 0;
+		swap = v;
+		f[0] = v6 ? 10 : 2;
+		f[1] = 0;
+		f[2] = 0;
+		f[3] = 5;
+		n = 4;
+		n += nflog_tlv(f + n, 1, hdr, 4, swap);                  /* packet header */
+		n += nflog_tlv(f + n, 10, prefix, sizeof(prefix), swap); /* prefix */
+		/* the payload's header; the packet follows, unpadded at the end */
+		nflog_tlv_hdr(f + n, 9, iplen, swap);
+		n += 4;
+		break;
+	}
+	case CHOKE_LINK_PKTAP: {
+		/* an inner Ethernet frame, BSD loopback, or raw IP (DLT 12) */
+		static const uint32_t dlt[3] = { 1, 0, 12 };
+
+		if (v >= 3)
+			return 0;
+		memset(f, 0, 108);
+		put_le32(f, 108);
+		put_le32(f + 4, 1);
+		put_le32(f + 8, dlt[v]);
+		memcpy(f + 12, "en0", 3);
+		n = 108;
+		if (v == 0) {
+			memcpy(f + n, b->d, b->l3);
+			n += b->l3;
+		} else if (v == 1) {
+			put_le32(f + n, v6 ? 30 : 2);
+			n += 4;
+		}
+		break;
+	}
+	default:
+		return 0;
+	}
+	memcpy(f + n, ip, iplen);
+	return n + iplen;
+}
+
+static const int other_links[] = { CHOKE_LINK_NULL, CHOKE_LINK_LOOP, CHOKE_LINK_PPP,
+				   CHOKE_LINK_PPP_HDLC, CHOKE_LINK_C_HDLC,
+				   CHOKE_LINK_IEEE802_11, CHOKE_LINK_IEEE802_11_RADIO,
+				   CHOKE_LINK_NFLOG, CHOKE_LINK_PKTAP };
+#define NOTHER (sizeof(other_links) / sizeof(other_links[0]))
+
+/* the test packets: IPv4 TCP, IPv6 UDP behind an extension header, an
+ * IPv4 ICMP echo with ECT(0) */
+static void test_frames(struct pb *b)
+{
+	static const uint8_t chain[] = { 60 };
+
+	pb_eth(&b[0], 0x0800);
+	pb_ipv4(&b[0], 6, "192.0.2.1", "198.51.100.7", 0, 0, 0);
+	pb_ports(&b[0], 40001, 443, 20);
+	pb_finish_ipv4(&b[0]);
+	pb_eth(&b[1], 0x86DD);
+	pb_ipv6(&b[1], "2001:db8::1", "2001:db8:1::2", chain, 1, 17, 0, 0);
+	pb_ports(&b[1], 5353, 53, 8);
+	pb_finish_ipv6(&b[1]);
+	pb_eth(&b[2], 0x0800);
+	pb_ipv4(&b[2], 1, "10.0.0.1", "10.0.0.2", 0, 0, 2);
+	pb_icmp_echo(&b[2], 8, 0x77);
+	pb_finish_ipv4(&b[2]);
+}
+
+static void test_other_link_types(void)
+{
+	struct pb b[3];
+	uint8_t f[2048];
+	size_t t, l, n;
+	int v, variants = 0;
+
+	test_frames(b);
+	for (t = 0; t < 3; t++) {
+		struct choke_flow_key ke, k;
+		struct choke_pkt_info ie, i;
+
+		parse_exact(b[t].d, b[t].len, CHOKE_LINK_ETHERNET, &ke, &ie);
+		for (l = 0; l < NOTHER; l++) {
+			CHECK(choke_pkt_linktype_supported(other_links[l]));
+			for (v = 0; v < W_NVARIANTS; v++) {
+				n = wrap(&b[t], other_links[l], v, f);
+				if (!n)
+					continue;
+				variants++;
+				CHECK_EQ(parse_exact(f, n, other_links[l], &k, &i), ke.kind);
+				if (!choke_flow_key_equal(&k, &ke)) {
+					CHECK(!"the key is the Ethernet frame's");
+					printf("    link type %d variant %d frame %zu\n", other_links[l], v, t);
+				}
+				CHECK_EQ(i.ecn, ie.ecn);
+				CHECK_EQ(i.l4_off - i.l3_off, ie.l4_off - ie.l3_off);
+				CHECK(memcmp(f + i.l3_off, b[t].d + b[t].l3, 20) == 0);
+				/* ECN marking finds the packet through the link header */
+				if (choke_pkt_ecn_capable(&i)) {
+					CHECK(choke_pkt_ecn_set_ce(f, n, &i));
+					CHECK_EQ(f[i.l3_off + 1] & 3, 3);
+					CHECK_EQ(choke_pkt_ipv4_checksum(f + i.l3_off, 20), 0);
+				}
+			}
+		}
+	}
+	CHECK_EQ(variants, 3 * 29);
+}
+
+/* what is not IP on the other links is non-IP (or truncated), one flow
+ * per link type and ethertype */
+static void test_other_links_non_ip(void)
+{
+	struct pb b[3];
+	struct choke_flow_key k;
+	struct choke_pkt_info i;
+	uint8_t f[2048];
+	size_t n;
+
+	test_frames(b);
+#define NONIP(lt, et) do { \
+		CHECK_EQ(parse_exact(f, n, lt, &k, &i), CHOKE_FLOW_KIND_NONIP); \
+		CHECK_EQ(k.ethertype, et); \
+		CHECK_EQ(k.src[0] | k.sport | k.proto, 0); \
+	} while (0)
+	/* BSD loopback: OSI (7), IPX (23) */
+	n = wrap(&b[0], CHOKE_LINK_NULL, 0, f);
+	put_le32(f, 7);
+	NONIP(CHOKE_LINK_NULL, 0);
+	put_be32(f, 23);
+	NONIP(CHOKE_LINK_LOOP, 0);
+	/* PPP: LCP (c0 21), IPCP (80 21), and a compressed odd protocol */
+	n = wrap(&b[0], CHOKE_LINK_PPP, 0, f);
+	f[2] = 0xc0;
+	NONIP(CHOKE_LINK_PPP, 0);
+	f[2] = 0x80;
+	NONIP(CHOKE_LINK_PPP_HDLC, 0);
+	n = wrap(&b[0], CHOKE_LINK_PPP, 2, f);
+	f[0] = 0x23;
+	NONIP(CHOKE_LINK_PPP, 0);
+	/* PPP in HDLC framing that is neither PPP nor Cisco */
+	n = wrap(&b[0], CHOKE_LINK_PPP_HDLC, 0, f);
+	f[0] = 0x42;
+	NONIP(CHOKE_LINK_PPP_HDLC, 0);
+	/* Cisco HDLC's SLARP: its ethertype, as Ethernet would */
+	n = wrap(&b[0], CHOKE_LINK_C_HDLC, 0, f);
+	pb_put16_raw(f + 2, 0x8035);
+	NONIP(CHOKE_LINK_C_HDLC, 0x8035);
+	/* 802.11: a beacon, an ACK, a null-data frame, a protected data frame,
+	 * an LLC that is not SNAP, an ARP in SNAP */
+	n = wrap(&b[0], CHOKE_LINK_IEEE802_11, 0, f);
+	f[0] = 0x80;
+	NONIP(CHOKE_LINK_IEEE802_11, 0);
+	f[0] = 0xd4;
+	n = 10;
+	NONIP(CHOKE_LINK_IEEE802_11, 0);
+	n = wrap(&b[0], CHOKE_LINK_IEEE802_11, 0, f);
+	f[0] = 0x48;
+	NONIP(CHOKE_LINK_IEEE802_11, 0);
+	f[0] = 0x08;
+	f[1] = 0x41;
+	NONIP(CHOKE_LINK_IEEE802_11, 0);
+	f[1] = 0x01;
+	f[24] = 0x42;
+	NONIP(CHOKE_LINK_IEEE802_11, 0);
+	n = wrap(&b[0], CHOKE_LINK_IEEE802_11, 0, f);
+	f[29] = 0x0c; /* OUI 00 00 0c: Cisco's, not an ethertype */
+	NONIP(CHOKE_LINK_IEEE802_11, 0);
+	n = wrap(&b[0], CHOKE_LINK_IEEE802_11, 1, f);
+	pb_put16_raw(f + 32, 0x0806);
+	NONIP(CHOKE_LINK_IEEE802_11, 0x0806);
+	n = wrap(&b[0], CHOKE_LINK_IEEE802_11_RADIO, 1, f);
+	f[18] = 0x80; /* a beacon behind radiotap */
+	NONIP(CHOKE_LINK_IEEE802_11_RADIO, 0);
+	f[0] = 1; /* radiotap version 1 */
+	NONIP(CHOKE_LINK_IEEE802_11_RADIO, 0);
+	/* NFLOG: another family, another version, no payload, a bad TLV */
+	n = wrap(&b[0], CHOKE_LINK_NFLOG, 0, f);
+	f[0] = 7;
+	NONIP(CHOKE_LINK_NFLOG, 0);
+	f[0] = 2;
+	f[1] = 1;
+	NONIP(CHOKE_LINK_NFLOG, 0);
+	f[1] = 0;
+	n = 4 + 8 + 12;
+	NONIP(CHOKE_LINK_NFLOG, 0);
+	n = wrap(&b[0], CHOKE_LINK_NFLOG, 0, f);
+	memset(f + 4, 0, 2); /* a first TLV of length 0 in both orders */
+	NONIP(CHOKE_LINK_NFLOG, 0);
+	/* PKTAP: not a packet record, a nested PKTAP, an unknown DLT, a short
+	 * header length */
+	n = wrap(&b[0], CHOKE_LINK_PKTAP, 0, f);
+	put_le32(f + 4, 0);
+	NONIP(CHOKE_LINK_PKTAP, 0);
+	put_le32(f + 4, 1);
+	put_le32(f + 8, 258);
+	NONIP(CHOKE_LINK_PKTAP, 0);
+	put_le32(f + 8, 147);
+	NONIP(CHOKE_LINK_PKTAP, 0);
+	put_le32(f + 8, 1);
+	put_le32(f, 40);
+	NONIP(CHOKE_LINK_PKTAP, 0);
+#undef NONIP
+	/* an IPv4 family whose packet is IPv6: malformed, as on Ethernet */
+	n = wrap(&b[1], CHOKE_LINK_NULL, 0, f);
+	put_le32(f, 2);
+	CHECK_EQ(parse_exact(f, n, CHOKE_LINK_NULL, &k, &i), CHOKE_FLOW_KIND_MALFORMED);
+	CHECK_EQ(k.ethertype, 0x0800);
+	/* a header of PKTAP longer than the frame: truncated */
+	n = wrap(&b[0], CHOKE_LINK_PKTAP, 0, f);
+	put_le32(f, 4000);
+	CHECK_EQ(parse_exact(f, n, CHOKE_LINK_PKTAP, &k, &i), CHOKE_FLOW_KIND_TRUNCATED);
+}
+
+/* Every prefix of every wrapped frame: nothing read past it (the copy is
+ * exactly that long), the key only ever loses information. */
+static void test_other_links_every_length(void)
+{
+	struct pb b[3];
+	uint8_t f[2048];
+	size_t t, l, n, len;
+	int v, kinds = 0;
+
+	test_frames(b);
+	for (t = 0; t < 3; t++)
+		for (l = 0; l < NOTHER; l++)
+			for (v = 0; v < W_NVARIANTS; v++) {
+				struct choke_flow_key full, k;
+				struct choke_pkt_info i;
+
+				n = wrap(&b[t], other_links[l], v, f);
+				if (!n)
+					continue;
+				parse_exact(f, n, other_links[l], &full, &i);
+				for (len = 0; len < n; len++) {
+					int r = parse_exact(f, len, other_links[l], &k, &i);
+
+					CHECK_EQ(r, k.kind);
+					if (r == full.kind)
+						CHECK(memcmp(k.src, full.src, 32) == 0);
+					kinds |= 1 << r;
+				}
+			}
+	CHECK(kinds & (1 << CHOKE_FLOW_KIND_TRUNCATED));
+	CHECK(kinds & (1 << CHOKE_FLOW_KIND_MALFORMED));
+	CHECK(kinds & (1 << CHOKE_FLOW_KIND_IPV4));
 }
 
 static void test_non_ip_and_malformed(void)
@@ -343,7 +747,8 @@ static void test_random_garbage(void)
 {
 	uint64_t x = 12345;
 	int n, count = tl_quick ? 20000 : 200000;
-	static const int lts[] = { 1, 101, 113, 228, 229, 276, 999 };
+	static const int lts[] = { 1, 101, 113, 228, 229, 276, 999, 0, 108, 9, 50,
+				   104, 105, 127, 239, 258 };
 
 	for (n = 0; n < count; n++) {
 		uint8_t buf[256];
@@ -364,7 +769,7 @@ static void test_random_garbage(void)
 			buf[13] = (n & 2) ? 0x00 : 0xDD;
 			buf[14] = (uint8_t)((n & 2) ? 0x45 : 0x60);
 		}
-		r = parse_exact(buf, len, lts[n % 7], &k, &i);
+		r = parse_exact(buf, len, lts[n % 16], &k, &i);
 		CHECK(r >= CHOKE_FLOW_KIND_IPV4 && r <= CHOKE_FLOW_KIND_TRUNCATED);
 		if (choke_pkt_ecn_capable(&i)) {
 			uint8_t *copy = malloc(len);
@@ -561,6 +966,9 @@ const struct tl_test pkt_tests[] = {
 	{ "pkt/ipv6-extension-loop-bounded", test_ipv6_extension_loop_bounded },
 	{ "pkt/icmp-echo", test_icmp_echo },
 	{ "pkt/link-types", test_link_types },
+	{ "pkt/other-link-types", test_other_link_types },
+	{ "pkt/other-links-non-ip", test_other_links_non_ip },
+	{ "pkt/other-links-every-length", test_other_links_every_length },
 	{ "pkt/non-ip-and-malformed", test_non_ip_and_malformed },
 	{ "pkt/truncation-at-every-length", test_truncation_at_every_length },
 	{ "pkt/random-garbage", test_random_garbage },

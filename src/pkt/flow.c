@@ -4,6 +4,13 @@
  * Flow keys from raw frames. Every read goes through need(), which checks
  * the offset against the end of the captured (or, for IP, the declared)
  * data first. docs/flows.md is the definition this code implements.
+ *
+ * The key is built in a local struct fk (registers, once inlined) and
+ * written out at the end as five 8-byte words: the hash that nearly always
+ * follows loads those same five words, and a load the size of the store
+ * before it is forwarded from the store buffer, where a load spanning
+ * several narrower stores (the fields written one by one over a cleared
+ * key) waits for them to reach the cache (docs/performance.md).
  */
 #include "choke/pkt.h"
 
@@ -15,10 +22,31 @@
 #define MAX_VLAN_TAGS 4
 #define MAX_IPV6_EXT 8
 
+/* the layout key_store() writes */
+_Static_assert(sizeof(struct choke_flow_key) == 40, "flow key is 40 bytes");
+_Static_assert(__builtin_offsetof(struct choke_flow_key, sport) == 32 &&
+		       __builtin_offsetof(struct choke_flow_key, dport) == 34 &&
+		       __builtin_offsetof(struct choke_flow_key, ethertype) == 36 &&
+		       __builtin_offsetof(struct choke_flow_key, proto) == 38 &&
+		       __builtin_offsetof(struct choke_flow_key, kind) == 39,
+	       "flow key layout");
+
 struct cursor {
 	const uint8_t *p;
 	size_t end; /* bytes readable from p */
 };
+
+/* the key under construction: the addresses as the words they occupy; the
+ * other fields each in a word of its own, so that a copy of fk left in
+ * memory is never read back with one load over several narrower stores */
+struct fk {
+	uint64_t s0, s1, d0, d1;
+	uint32_t sport, dport, et, proto, kind;
+};
+
+/* the Ethernet path is inlined into one function, so that fk stays in
+ * registers */
+#define HOT static inline __attribute__((always_inline))
 
 static inline bool need(const struct cursor *c, size_t off, size_t n)
 {
@@ -30,13 +58,67 @@ static inline uint16_t be16(const uint8_t *p)
 	return (uint16_t)((p[0] << 8) | p[1]);
 }
 
-/* Fixed-size copies and clears: the compiler turns __builtin_memcpy of a
- * constant size into plain moves (no library call, kernel-safe). */
-static inline void key_clear(struct choke_flow_key *k)
+static inline uint16_t le16(const uint8_t *p)
 {
-	static const struct choke_flow_key zero;
+	return (uint16_t)((p[1] << 8) | p[0]);
+}
 
-	__builtin_memcpy(k, &zero, sizeof(*k));
+static inline uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[0] << 24;
+}
+
+static inline uint64_t load64(const uint8_t *p)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, p, 8); /* host byte order: the hash is per host */
+	return v;
+}
+
+/* four address bytes as the first word of a 16-byte address field (the
+ * other four bytes zero) */
+static inline uint64_t addr4(const uint8_t *p)
+{
+	uint32_t v;
+
+	__builtin_memcpy(&v, p, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return (uint64_t)v << 32;
+#else
+	return v;
+#endif
+}
+
+/* the last word: sport, dport, ethertype, proto, kind as they lie in memory */
+static inline uint64_t tail_word(const struct fk *k)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return (uint64_t)k->sport << 48 | (uint64_t)k->dport << 32 | (uint64_t)k->et << 16 |
+	       (uint64_t)k->proto << 8 | k->kind;
+#else
+	return (uint64_t)k->sport | (uint64_t)k->dport << 16 | (uint64_t)k->et << 32 |
+	       (uint64_t)k->proto << 48 | (uint64_t)k->kind << 56;
+#endif
+}
+
+static inline void key_store(struct choke_flow_key *key, const struct fk *k)
+{
+	uint8_t *d = (uint8_t *)key;
+	uint64_t t = tail_word(k);
+
+	__builtin_memcpy(d, &k->s0, 8);
+	__builtin_memcpy(d + 8, &k->s1, 8);
+	__builtin_memcpy(d + 16, &k->d0, 8);
+	__builtin_memcpy(d + 24, &k->d1, 8);
+	__builtin_memcpy(d + 32, &t, 8);
 }
 
 static inline void info_clear(struct choke_pkt_info *i)
@@ -49,19 +131,41 @@ static inline void info_clear(struct choke_pkt_info *i)
 bool choke_pkt_linktype_supported(int linktype)
 {
 	switch (linktype) {
+	case CHOKE_LINK_NULL:
 	case CHOKE_LINK_ETHERNET:
+	case CHOKE_LINK_PPP:
+	case CHOKE_LINK_PPP_HDLC:
 	case CHOKE_LINK_RAW:
+	case CHOKE_LINK_C_HDLC:
+	case CHOKE_LINK_IEEE802_11:
+	case CHOKE_LINK_LOOP:
 	case CHOKE_LINK_LINUX_SLL:
+	case CHOKE_LINK_IEEE802_11_RADIO:
 	case CHOKE_LINK_IPV4:
 	case CHOKE_LINK_IPV6:
+	case CHOKE_LINK_NFLOG:
+	case CHOKE_LINK_PKTAP:
 	case CHOKE_LINK_LINUX_SLL2:
 		return true;
 	}
 	return false;
 }
 
+HOT int truncated(struct fk *k)
+{
+	k->kind = CHOKE_FLOW_KIND_TRUNCATED;
+	return CHOKE_FLOW_KIND_TRUNCATED;
+}
+
+HOT int nonip(struct fk *k, uint16_t et)
+{
+	k->et = et;
+	k->kind = CHOKE_FLOW_KIND_NONIP;
+	return CHOKE_FLOW_KIND_NONIP;
+}
+
 /* Transport ports (or the ICMP echo identifier) at l4, bounded by c. */
-static void parse_l4(const struct cursor *c, size_t l4, struct choke_flow_key *k,
+HOT void parse_l4(const struct cursor *c, size_t l4, struct fk *k,
 		     struct choke_pkt_info *info, int ipv6)
 {
 	info->l4_off = (uint32_t)l4;
@@ -99,17 +203,19 @@ static void parse_l4(const struct cursor *c, size_t l4, struct choke_flow_key *k
 	}
 }
 
-static int malformed(struct choke_flow_key *k)
+/* everything but the ethertype cleared */
+HOT int malformed(struct fk *k)
 {
-	uint16_t et = k->ethertype;
+	uint32_t et = k->et;
+	static const struct fk zero;
 
-	key_clear(k);
-	k->ethertype = et;
+	*k = zero;
+	k->et = et;
 	k->kind = CHOKE_FLOW_KIND_MALFORMED;
 	return CHOKE_FLOW_KIND_MALFORMED;
 }
 
-static int parse_ipv4(struct cursor c, size_t off, struct choke_flow_key *k,
+HOT int parse_ipv4(struct cursor c, size_t off, struct fk *k,
 		      struct choke_pkt_info *info)
 {
 	const uint8_t *h;
@@ -130,8 +236,8 @@ static int parse_ipv4(struct cursor c, size_t off, struct choke_flow_key *k,
 		c.end = off + tot;
 	k->kind = CHOKE_FLOW_KIND_IPV4;
 	k->proto = h[9];
-	__builtin_memcpy(k->src, h + 12, 4);
-	__builtin_memcpy(k->dst, h + 16, 4);
+	k->s0 = addr4(h + 12);
+	k->d0 = addr4(h + 16);
 	info->ip_version = 4;
 	info->l3_off = (uint32_t)off;
 	info->ecn = h[1] & 3;
@@ -151,7 +257,7 @@ static int parse_ipv4(struct cursor c, size_t off, struct choke_flow_key *k,
 	return CHOKE_FLOW_KIND_IPV4;
 }
 
-static int parse_ipv6(struct cursor c, size_t off, struct choke_flow_key *k,
+HOT int parse_ipv6(struct cursor c, size_t off, struct fk *k,
 		      struct choke_pkt_info *info)
 {
 	const uint8_t *h;
@@ -168,8 +274,10 @@ static int parse_ipv6(struct cursor c, size_t off, struct choke_flow_key *k,
 	if (plen && off + 40 + plen < c.end) /* 0: jumbogram, use the capture */
 		c.end = off + 40 + plen;
 	k->kind = CHOKE_FLOW_KIND_IPV6;
-	__builtin_memcpy(k->src, h + 8, 16);
-	__builtin_memcpy(k->dst, h + 24, 16);
+	k->s0 = load64(h + 8);
+	k->s1 = load64(h + 16);
+	k->d0 = load64(h + 24);
+	k->d1 = load64(h + 32);
 	info->ip_version = 6;
 	info->l3_off = (uint32_t)off;
 	info->ecn = (h[1] >> 4) & 3;
@@ -225,21 +333,20 @@ truncated:
 }
 
 /* From an ethertype at off on. */
-static int parse_ethertype(struct cursor c, size_t off, uint16_t et,
-			   struct choke_flow_key *k, struct choke_pkt_info *info)
+HOT int parse_ethertype(struct cursor c, size_t off, uint16_t et, struct fk *k,
+			   struct choke_pkt_info *info)
 {
 	while ((et == ETH_P_8021Q || et == ETH_P_8021AD || et == ETH_P_QINQ1) &&
 	       info->vlan_tags < MAX_VLAN_TAGS) {
 		if (!need(&c, off, 4)) {
-			k->ethertype = et;
-			k->kind = CHOKE_FLOW_KIND_TRUNCATED;
-			return CHOKE_FLOW_KIND_TRUNCATED;
+			k->et = et;
+			return truncated(k);
 		}
 		et = be16(c.p + off + 2);
 		off += 4;
 		info->vlan_tags++;
 	}
-	k->ethertype = et;
+	k->et = et;
 	if (et == ETH_P_IP)
 		return parse_ipv4(c, off, k, info);
 	if (et == ETH_P_IPV6)
@@ -248,70 +355,370 @@ static int parse_ethertype(struct cursor c, size_t off, uint16_t et,
 	return CHOKE_FLOW_KIND_NONIP;
 }
 
+/* IP at off, known to be IPv4 (et ETH_P_IP) or IPv6 by the link layer */
+static int parse_ip_as(struct cursor c, size_t off, uint16_t et, struct fk *k,
+		       struct choke_pkt_info *info)
+{
+	k->et = et;
+	return et == ETH_P_IP ? parse_ipv4(c, off, k, info) : parse_ipv6(c, off, k, info);
+}
+
+HOT int parse_ethernet(struct cursor c, size_t off, struct fk *k,
+			  struct choke_pkt_info *info)
+{
+	uint16_t et;
+
+	if (!need(&c, off, 14))
+		return truncated(k);
+	et = be16(c.p + off + 12);
+	if (et < 0x0600) /* an 802.3 length: LLC/SNAP, not Ethernet II */
+		return nonip(k, 0);
+	return parse_ethertype(c, off + 14, et, k, info);
+}
+
+/* raw IP: the version nibble decides (want: 4, 6, or 0 for either) */
+static int parse_raw(struct cursor c, size_t off, int want, struct fk *k,
+		     struct choke_pkt_info *info)
+{
+	int v = need(&c, off, 1) ? c.p[off] >> 4 : 0;
+
+	if ((want && v != want) || (v != 4 && v != 6)) {
+		k->kind = CHOKE_FLOW_KIND_MALFORMED;
+		return CHOKE_FLOW_KIND_MALFORMED;
+	}
+	return parse_ip_as(c, off, v == 4 ? ETH_P_IP : ETH_P_IPV6, k, info);
+}
+
+/* BSD loopback's address family: 4, 6, or 0 for anything else (AF_INET is
+ * 2 everywhere; AF_INET6 is 24 on NetBSD and OpenBSD, 28 on FreeBSD and
+ * DragonFly, 30 on macOS) */
+static int loop_family(uint32_t af)
+{
+	if (af == 2)
+		return 4;
+	if (af == 24 || af == 28 || af == 30)
+		return 6;
+	return 0;
+}
+
+/* NULL: the family in the writer's byte order; LOOP: in network byte
+ * order. Either is read in both, its own first. */
+static int parse_loop(struct cursor c, size_t off, int net_order, struct fk *k,
+		      struct choke_pkt_info *info)
+{
+	uint32_t le, be;
+	int v;
+
+	if (!need(&c, off, 4))
+		return truncated(k);
+	le = le32(c.p + off);
+	be = be32(c.p + off);
+	v = loop_family(net_order ? be : le);
+	if (!v)
+		v = loop_family(net_order ? le : be);
+	if (!v)
+		return nonip(k, 0);
+	return parse_ip_as(c, off + 4, v == 4 ? ETH_P_IP : ETH_P_IPV6, k, info);
+}
+
+/* PPP (RFC 1661), with or without the HDLC-like address and control bytes
+ * (ff 03, RFC 1662) and with a one-byte protocol field when compressed */
+static int parse_ppp(struct cursor c, size_t off, struct fk *k, struct choke_pkt_info *info)
+{
+	uint16_t proto;
+
+	if (need(&c, off, 2) && c.p[off] == 0xff && c.p[off + 1] == 0x03)
+		off += 2;
+	if (!need(&c, off, 1))
+		return truncated(k);
+	if (c.p[off] & 1) { /* an odd first byte: the protocol compressed to one */
+		proto = c.p[off];
+		off += 1;
+	} else {
+		if (!need(&c, off, 2))
+			return truncated(k);
+		proto = be16(c.p + off);
+		off += 2;
+	}
+	if (proto == 0x0021)
+		return parse_ip_as(c, off, ETH_P_IP, k, info);
+	if (proto == 0x0057)
+		return parse_ip_as(c, off, ETH_P_IPV6, k, info);
+	return nonip(k, 0);
+}
+
+/* Cisco HDLC: address, control, then an ethertype */
+static int parse_chdlc(struct cursor c, size_t off, struct fk *k, struct choke_pkt_info *info)
+{
+	if (!need(&c, off, 4))
+		return truncated(k);
+	return parse_ethertype(c, off + 4, be16(c.p + off + 2), k, info);
+}
+
+/*
+ * An 802.11 frame: data frames carrying LLC/SNAP (RFC 1042 or 802.1H)
+ * are keyed by the ethertype and what follows, as Ethernet is; management,
+ * control and extension frames, data frames without data, protected
+ * (encrypted) frames and other LLC are non-IP. datapad: the payload
+ * starts at a multiple of 4 bytes from the header (radiotap's flag).
+ */
+static int parse_80211(struct cursor c, size_t off, int datapad, struct fk *k,
+		       struct choke_pkt_info *info)
+{
+	const uint8_t *s;
+	uint8_t fc0, fc1;
+	size_t hdr, pay;
+	int amsdu = 0;
+
+	if (!need(&c, off, 2))
+		return truncated(k);
+	fc0 = c.p[off];
+	fc1 = c.p[off + 1];
+	/* protocol version 0, type 2 (data); subtype bit 2 set: no data;
+	 * the Protected Frame flag: the payload is encrypted */
+	if ((fc0 & 0x0f) != 0x08 || (fc0 & 0x40) || (fc1 & 0x40))
+		return nonip(k, 0);
+	hdr = (fc1 & 3) == 3 ? 30 : 24; /* to and from DS: a fourth address */
+	if (fc0 & 0x80) {               /* QoS data: the QoS Control field */
+		if (!need(&c, off, hdr + 2))
+			return truncated(k);
+		amsdu = c.p[off + hdr] & 0x80;
+		hdr += 2;
+		if (fc1 & 0x80) /* +HTC: an HT Control field */
+			hdr += 4;
+	}
+	if (datapad)
+		hdr = (hdr + 3) & ~(size_t)3;
+	pay = off + hdr;
+	if (amsdu) /* an A-MSDU: the first subframe (DA, SA, length) */
+		pay += 14;
+	if (!need(&c, pay, 8))
+		return truncated(k);
+	s = c.p + pay;
+	if (s[0] != 0xaa || s[1] != 0xaa || s[2] != 0x03 || s[3] != 0 || s[4] != 0 ||
+	    (s[5] != 0 && s[5] != 0xf8))
+		return nonip(k, 0);
+	return parse_ethertype(c, pay + 8, be16(s + 6), k, info);
+}
+
+/* radiotap (little-endian): its length, and the Flags field for the
+ * padding after the 802.11 header */
+static int parse_radiotap(struct cursor c, size_t off, struct fk *k,
+			  struct choke_pkt_info *info)
+{
+	uint32_t present, w;
+	size_t len, pos = 8;
+	uint8_t flags = 0;
+
+	if (!need(&c, off, 8))
+		return truncated(k);
+	len = le16(c.p + off + 2);
+	if (c.p[off] != 0 || len < 8) /* version 0 */
+		return nonip(k, 0);
+	if (!need(&c, off, len))
+		return truncated(k);
+	present = w = le32(c.p + off + 4);
+	while (w & 0x80000000u) { /* another presence word follows */
+		if (pos + 4 > len)
+			return nonip(k, 0);
+		w = le32(c.p + off + pos);
+		pos += 4;
+	}
+	if (present & 1) /* TSFT: 8 bytes, aligned to 8 */
+		pos = ((pos + 7) & ~(size_t)7) + 8;
+	if ((present & 2) && pos < len) /* Flags */
+		flags = c.p[off + pos];
+	return parse_80211(c, off + len, flags & 0x20, k, info);
+}
+
+/* a TLV of NFLOG that can be the first: a length of at least its header,
+ * a type among the attributes (NFULA_*) */
+static inline bool nflog_tlv_ok(uint16_t len, uint16_t type)
+{
+	type &= 0x3fff; /* without the nested and byte-order flags */
+	return len >= 4 && type >= 1 && type <= 64;
+}
+
+static inline uint16_t rd16(const uint8_t *p, int swap)
+{
+	uint16_t v;
+
+	__builtin_memcpy(&v, p, 2);
+	return swap ? __builtin_bswap16(v) : v;
+}
+
+/*
+ * NFLOG: family, version, resource id, then TLVs whose length and type
+ * are in the capturing host's byte order (libpcap turns them into the
+ * reader's): the first TLV decides which order. The payload (NFULA_PAYLOAD,
+ * 9) is the network-layer packet of the family (AF_INET 2, AF_INET6 10).
+ */
+static int parse_nflog(struct cursor c, size_t off, struct fk *k, struct choke_pkt_info *info)
+{
+	size_t pos = off + 4;
+	uint8_t family;
+	int swap, n;
+
+	if (!need(&c, off, 4) || !need(&c, pos, 4))
+		return truncated(k);
+	family = c.p[off];
+	if (c.p[off + 1] != 0) /* version 0 */
+		return nonip(k, 0);
+	swap = 0;
+	if (!nflog_tlv_ok(rd16(c.p + pos, 0), rd16(c.p + pos + 2, 0))) {
+		swap = 1;
+		if (!nflog_tlv_ok(rd16(c.p + pos, 1), rd16(c.p + pos + 2, 1)))
+			return nonip(k, 0);
+	}
+	for (n = 0; n < 64; n++) {
+		size_t len;
+
+		if (pos >= c.end) /* the TLVs end without a payload */
+			return nonip(k, 0);
+		if (!need(&c, pos, 4))
+			return truncated(k);
+		len = rd16(c.p + pos, swap);
+		if (len < 4)
+			return nonip(k, 0);
+		if ((rd16(c.p + pos + 2, swap) & 0x3fff) == 9) {
+			if (pos + len < c.end)
+				c.end = pos + len;
+			if (family == 2)
+				return parse_ip_as(c, pos + 4, ETH_P_IP, k, info);
+			if (family == 10)
+				return parse_ip_as(c, pos + 4, ETH_P_IPV6, k, info);
+			return nonip(k, 0);
+		}
+		if (!need(&c, pos, len))
+			return truncated(k);
+		pos += (len + 3) & ~(size_t)3;
+	}
+	return nonip(k, 0);
+}
+
+/* Every link type but Ethernet (the caller's fast path) and PKTAP. */
+static int parse_link(struct cursor c, size_t off, int linktype, struct fk *k,
+		      struct choke_pkt_info *info)
+{
+	switch (linktype) {
+	case CHOKE_LINK_ETHERNET:
+		return parse_ethernet(c, off, k, info);
+	case CHOKE_LINK_LINUX_SLL:
+		if (!need(&c, off, 16))
+			return truncated(k);
+		return parse_ethertype(c, off + 16, be16(c.p + off + 14), k, info);
+	case CHOKE_LINK_LINUX_SLL2:
+		if (!need(&c, off, 20))
+			return truncated(k);
+		return parse_ethertype(c, off + 20, be16(c.p + off), k, info);
+	case CHOKE_LINK_RAW:
+		return parse_raw(c, off, 0, k, info);
+	case CHOKE_LINK_IPV4:
+		return parse_raw(c, off, 4, k, info);
+	case CHOKE_LINK_IPV6:
+		return parse_raw(c, off, 6, k, info);
+	case CHOKE_LINK_NULL:
+		return parse_loop(c, off, 0, k, info);
+	case CHOKE_LINK_LOOP:
+		return parse_loop(c, off, 1, k, info);
+	case CHOKE_LINK_PPP:
+		return parse_ppp(c, off, k, info);
+	case CHOKE_LINK_PPP_HDLC:
+		/* PPP in HDLC-like framing (ff), or Cisco HDLC (0f, 8f) */
+		if (!need(&c, off, 1))
+			return truncated(k);
+		if (c.p[off] == 0xff)
+			return parse_ppp(c, off, k, info);
+		if (c.p[off] == 0x0f || c.p[off] == 0x8f)
+			return parse_chdlc(c, off, k, info);
+		return nonip(k, 0);
+	case CHOKE_LINK_C_HDLC:
+		return parse_chdlc(c, off, k, info);
+	case CHOKE_LINK_IEEE802_11:
+		return parse_80211(c, off, 0, k, info);
+	case CHOKE_LINK_IEEE802_11_RADIO:
+		return parse_radiotap(c, off, k, info);
+	case CHOKE_LINK_NFLOG:
+		return parse_nflog(c, off, k, info);
+	}
+	/* unknown link type: one flow for all its frames */
+	return nonip(k, 0);
+}
+
+/* A DLT (what PKTAP names the inner frame's link with) as a link type */
+static int dlt_link(uint32_t dlt)
+{
+	switch (dlt) {
+	case 12: /* DLT_RAW */
+	case 14: /* DLT_RAW on OpenBSD */
+		return CHOKE_LINK_RAW;
+	case CHOKE_LINK_NULL:
+	case CHOKE_LINK_ETHERNET:
+	case CHOKE_LINK_PPP:
+	case CHOKE_LINK_PPP_HDLC:
+	case CHOKE_LINK_C_HDLC:
+	case CHOKE_LINK_IEEE802_11:
+	case CHOKE_LINK_LOOP:
+	case CHOKE_LINK_IEEE802_11_RADIO:
+		return (int)dlt;
+	}
+	return -1;
+}
+
+/* PKTAP (macOS): a header of its own length (little-endian), a record type
+ * (1: a packet), the inner frame's DLT */
+static int parse_pktap(struct cursor c, struct fk *k, struct choke_pkt_info *info)
+{
+	uint32_t hlen;
+	int lt;
+
+	if (!need(&c, 0, 12))
+		return truncated(k);
+	hlen = le32(c.p);
+	if (hlen < 108) /* the fields of the first version */
+		return nonip(k, 0);
+	if (!need(&c, 0, hlen))
+		return truncated(k);
+	lt = dlt_link(le32(c.p + 8));
+	if (le32(c.p + 4) != 1 || lt < 0)
+		return nonip(k, 0);
+	return parse_link(c, hlen, lt, k, info);
+}
+
+/* every link type but Ethernet, apart from its fast path */
+static __attribute__((noinline)) int key_other(struct cursor c, int linktype,
+					       struct choke_flow_key *key,
+					       struct choke_pkt_info *info)
+{
+	struct fk k = { 0 };
+	int kind;
+
+	if (linktype == CHOKE_LINK_PKTAP)
+		kind = parse_pktap(c, &k, info);
+	else
+		kind = parse_link(c, 0, linktype, &k, info);
+	key_store(key, &k);
+	return kind;
+}
+
 int choke_flow_key_from_frame(const uint8_t *frame, size_t caplen, int linktype,
 			struct choke_flow_key *key, struct choke_pkt_info *info)
 {
 	struct choke_pkt_info dummy;
 	struct cursor c = { frame, caplen };
+	struct fk k = { 0 };
+	int kind;
 
 	if (!info)
 		info = &dummy;
-	key_clear(key);
 	info_clear(info);
 	if (!frame)
 		c.end = 0;
-	switch (linktype) {
-	case CHOKE_LINK_ETHERNET: {
-		uint16_t et;
-
-		if (!need(&c, 0, 14)) {
-			key->kind = CHOKE_FLOW_KIND_TRUNCATED;
-			return CHOKE_FLOW_KIND_TRUNCATED;
-		}
-		et = be16(frame + 12);
-		if (et < 0x0600) { /* an 802.3 length: LLC/SNAP, not Ethernet II */
-			key->kind = CHOKE_FLOW_KIND_NONIP;
-			return CHOKE_FLOW_KIND_NONIP;
-		}
-		return parse_ethertype(c, 14, et, key, info);
-	}
-	case CHOKE_LINK_LINUX_SLL:
-		if (!need(&c, 0, 16)) {
-			key->kind = CHOKE_FLOW_KIND_TRUNCATED;
-			return CHOKE_FLOW_KIND_TRUNCATED;
-		}
-		return parse_ethertype(c, 16, be16(frame + 14), key, info);
-	case CHOKE_LINK_LINUX_SLL2:
-		if (!need(&c, 0, 20)) {
-			key->kind = CHOKE_FLOW_KIND_TRUNCATED;
-			return CHOKE_FLOW_KIND_TRUNCATED;
-		}
-		return parse_ethertype(c, 20, be16(frame), key, info);
-	case CHOKE_LINK_RAW:
-	case CHOKE_LINK_IPV4:
-	case CHOKE_LINK_IPV6: {
-		int v = need(&c, 0, 1) ? frame[0] >> 4 : 0;
-
-		if ((linktype == CHOKE_LINK_IPV4 && v != 4) ||
-		    (linktype == CHOKE_LINK_IPV6 && v != 6) || (v != 4 && v != 6)) {
-			key->kind = CHOKE_FLOW_KIND_MALFORMED;
-			return CHOKE_FLOW_KIND_MALFORMED;
-		}
-		key->ethertype = v == 4 ? ETH_P_IP : ETH_P_IPV6;
-		return v == 4 ? parse_ipv4(c, 0, key, info) : parse_ipv6(c, 0, key, info);
-	}
-	}
-	/* unknown link type: one flow for all its frames */
-	key->kind = CHOKE_FLOW_KIND_NONIP;
-	return CHOKE_FLOW_KIND_NONIP;
-}
-
-static inline uint64_t load64(const uint8_t *p)
-{
-	uint64_t v;
-
-	__builtin_memcpy(&v, p, 8); /* host byte order: the hash is per host */
-	return v;
+	if (linktype != CHOKE_LINK_ETHERNET)
+		return key_other(c, linktype, key, info);
+	kind = parse_ethernet(c, 0, &k, info);
+	key_store(key, &k);
+	return kind;
 }
 
 bool choke_flow_key_equal(const struct choke_flow_key *a, const struct choke_flow_key *b)
