@@ -260,6 +260,7 @@ check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) 
 	CHOKE=./$(CHOKE) sh tests/bridge-cli.sh
 	CHOKE=./$(CHOKE) EXPORTER_TESTS=./$(EXPORTER_TESTS) sh tests/exporter-cli.sh
 	CHOKE=./$(CHOKE) MKPCAP=./$(MKPCAP) sh tests/replay.sh
+	CHOKE=./$(CHOKE) sh tests/replay-captures.sh
 	CHOKE=./$(CHOKE) sh tests/sim.sh
 	BENCH=./$(BENCH) CHOKE=./$(CHOKE) sh tests/bench.sh
 	DEMO=./$(DEMO) CHOKE=./$(CHOKE) sh tests/demo.sh

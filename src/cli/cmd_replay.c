@@ -31,8 +31,9 @@ static const struct cli_opt replay_opts[] = {
 	  "standard error)", .flags = 0 },
 	{ R_SEED, "seed", CLI_U64, "N", "the seed of the discipline's draws (default 1)",
 	  .umax = UINT64_MAX },
-	{ R_STRICT, "strict", CLI_FLAG, NULL, "refuse a capture with records that would be "
-	  "skipped", .flags = 0 },
+	{ R_STRICT, "strict", CLI_FLAG, NULL, "refuse a capture that cannot be replayed "
+	  "exactly as recorded: a record that would be skipped, a time changed (a step back "
+	  "not put in order), a file cut inside a record", .flags = 0 },
 	{ .id = 0 },
 };
 
