@@ -9,8 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* the buffer: reads of this size, plus room for the largest record */
+/* the buffer: reads of this size, plus room for the largest record; it
+ * starts at PCAPFILE_FIRST and grows once the file or a record needs more */
 #define PCAPFILE_CHUNK (256u * 1024)
+#define PCAPFILE_FIRST (16u * 1024)
 #define PCAPFILE_RECHDR 16
 
 static uint32_t rd32(const uint8_t *p, int swapped)
@@ -63,9 +65,26 @@ int pcapfile_open(struct pcapfile *f, int fd, const volatile sig_atomic_t *stop)
 {
 	f->fd = fd;
 	f->stop = stop;
-	f->size = PCAPFILE_CHUNK + PCAPFILE_MAX_CAPLEN + PCAPFILE_RECHDR;
+	f->size = PCAPFILE_FIRST;
 	f->buf = malloc(f->size);
 	return f->buf ? 0 : -ENOMEM;
+}
+
+/* a buffer of at least n bytes (and no more than the most it needs) */
+static int grow(struct pcapfile *f, size_t n)
+{
+	size_t size = f->size * 4 > n ? f->size * 4 : n;
+	uint8_t *b;
+
+	if (size > PCAPFILE_CHUNK + PCAPFILE_MAX_CAPLEN + PCAPFILE_RECHDR)
+		size = PCAPFILE_CHUNK + PCAPFILE_MAX_CAPLEN + PCAPFILE_RECHDR;
+	if (size < n || !(b = realloc(f->buf, size))) {
+		f->err = ENOMEM;
+		return -1;
+	}
+	f->buf = b;
+	f->size = size;
+	return 0;
 }
 
 void pcapfile_close(struct pcapfile *f)
@@ -85,6 +104,11 @@ static int fill(struct pcapfile *f, size_t n)
 		f->end -= f->pos;
 		f->pos = 0;
 	}
+	/* a larger buffer for a record that needs it, or once the file has
+	 * filled the small one: the file is not small */
+	if ((n > f->size || f->end == f->size || f->offset > f->size) &&
+	    f->size < PCAPFILE_CHUNK + PCAPFILE_MAX_CAPLEN + PCAPFILE_RECHDR && grow(f, n))
+		return -1;
 	while (f->end < n && !f->eof) {
 		ssize_t got = read(f->fd, f->buf + f->end, f->size - f->end);
 

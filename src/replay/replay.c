@@ -58,14 +58,18 @@ static int flowtab_grow(struct flowtab *t)
 	return 0;
 }
 
+static inline uint64_t word(const struct choke_flow_key *k, int i)
+{
+	uint64_t w;
+
+	memcpy(&w, (const uint8_t *)k + 8 * i, 8);
+	return w;
+}
+
 static inline int key_same(const struct choke_flow_key *a, const struct choke_flow_key *b)
 {
-	uint64_t x[5], y[5];
-
-	memcpy(x, a, sizeof(x));
-	memcpy(y, b, sizeof(y));
-	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) |
-		(x[4] ^ y[4])) == 0;
+	return ((word(a, 0) ^ word(b, 0)) | (word(a, 1) ^ word(b, 1)) | (word(a, 2) ^ word(b, 2)) |
+		(word(a, 3) ^ word(b, 3)) | (word(a, 4) ^ word(b, 4))) == 0;
 }
 
 /* the index of key, added if new; UINT32_MAX when out of memory */
@@ -237,6 +241,8 @@ void replay_addr(const struct choke_flow_key *k, int dst, char *buf, size_t len)
 }
 
 /* ---- the replay ---- */
+
+#define REPLAY_REORDER_MIN 256u /* the window's first size */
 
 struct rpkt {
 	uint32_t flow, wire_len, caplen;
@@ -518,38 +524,49 @@ static int offer(struct run *r, const struct wrec *w, uint64_t t)
 	return 0;
 }
 
-/* the window's earliest record to the queue */
+/* the window's earliest record to the queue (its slot is not reused
+ * before offer() returns: nothing enters the window meanwhile) */
 static int release(struct run *r)
 {
 	struct window *w = &r->win;
-	struct wrec e = w->e[w->head];
+	const struct wrec *e = &w->e[w->head];
 
 	w->head = (w->head + 1) & w->mask;
 	w->n--;
-	if (e.data)
-		w->bytes -= e.caplen;
+	if (e->data)
+		w->bytes -= e->caplen;
 	if (!r->released_any) {
-		r->t0 = e.t;
+		r->t0 = e->t;
 		r->released_any = 1;
 	}
-	r->horizon = e.t;
-	r->last = e.t - r->t0;
-	return offer(r, &e, e.t - r->t0);
+	r->horizon = e->t;
+	r->last = e->t - r->t0;
+	return offer(r, e, e->t - r->t0);
 }
 
-/* into the window at its time, after those of the same time or earlier */
-static void window_put(struct window *w, const struct wrec *e)
+/* The slot after the last record, to fill (there is room: make_room()). */
+static inline struct wrec *window_tail(struct window *w)
+{
+	return &w->e[(w->head + w->n) & w->mask];
+}
+
+/* The record filled in at the tail into its place by time, after those of
+ * the same time or earlier. */
+static void window_put(struct window *w)
 {
 	uint32_t i = w->n;
+	struct wrec e = w->e[(w->head + i) & w->mask];
 
-	while (i > 0 && w->e[(w->head + i - 1) & w->mask].t > e->t) {
-		w->e[(w->head + i) & w->mask] = w->e[(w->head + i - 1) & w->mask];
-		i--;
+	if (i > 0 && w->e[(w->head + i - 1) & w->mask].t > e.t) {
+		while (i > 0 && w->e[(w->head + i - 1) & w->mask].t > e.t) {
+			w->e[(w->head + i) & w->mask] = w->e[(w->head + i - 1) & w->mask];
+			i--;
+		}
+		w->e[(w->head + i) & w->mask] = e;
 	}
-	w->e[(w->head + i) & w->mask] = *e;
 	w->n++;
-	if (e->data)
-		w->bytes += e->caplen;
+	if (e.data)
+		w->bytes += e.caplen;
 }
 
 /*
@@ -990,41 +1007,62 @@ static int input_next(struct input *in, struct rec *x, uint64_t nrec, char *msg,
 static int take(struct run *r, const struct rec *x, uint64_t t)
 {
 	struct window *w = &r->win;
+	struct wrec *e = window_tail(w);
 	struct choke_flow_key key;
 	struct replay_flow *f;
-	struct wrec e;
 	int rc;
 
-	choke_flow_key_from_frame(x->data, x->caplen, r->lt, &key, &e.info);
-	e.flow = flowtab_get(&r->ft, &key);
-	if (e.flow == UINT32_MAX)
+	choke_flow_key_from_frame(x->data, x->caplen, r->lt, &key, &e->info);
+	e->flow = flowtab_get(&r->ft, &key);
+	if (e->flow == UINT32_MAX)
 		return fail(r, -ENOMEM, "out of memory");
-	e.t = t;
-	e.wire_len = x->len;
-	e.caplen = x->caplen;
-	e.data = NULL;
+	e->t = t;
+	e->wire_len = x->len;
+	e->caplen = x->caplen;
+	e->data = NULL;
 	if (r->dumper) {
-		e.data = malloc(x->caplen ? x->caplen : 1);
-		if (!e.data)
+		e->data = malloc(x->caplen ? x->caplen : 1);
+		if (!e->data)
 			return fail(r, -ENOMEM, "out of memory");
-		memcpy(e.data, x->data, x->caplen);
+		memcpy(e->data, x->data, x->caplen);
 	}
-	f = &r->ft.flows[e.flow];
+	f = &r->ft.flows[e->flow];
 	f->offered_pkts++;
 	f->offered_bytes += x->len;
-	window_put(w, &e);
+	window_put(w);
 	while (w->n && w->e[w->head].t + REPLAY_REORDER_NS < r->newest)
 		if ((rc = release(r)))
 			return rc;
 	return 0;
 }
 
-/* room in the window for one more record (of caplen bytes with --write) */
+/* twice the slots (up to REPLAY_REORDER_MAX), the records kept in order;
+ * 0, or -1 if it cannot grow */
+static int window_grow(struct window *w)
+{
+	uint32_t size = w->mask + 1, i;
+	struct wrec *e;
+
+	if (size >= REPLAY_REORDER_MAX || !(e = malloc(2 * (size_t)size * sizeof(*e))))
+		return -1;
+	for (i = 0; i < w->n; i++)
+		e[i] = w->e[(w->head + i) & w->mask];
+	free(w->e);
+	w->e = e;
+	w->head = 0;
+	w->mask = 2 * size - 1;
+	return 0;
+}
+
+/* room in the window for one more record (of caplen bytes with --write):
+ * a full window grows, or releases its first */
 static int make_room(struct run *r, uint32_t caplen)
 {
 	struct window *w = &r->win;
 	int rc;
 
+	if (w->n > w->mask)
+		window_grow(w);
 	while (w->n && (w->n > w->mask ||
 			(r->dumper && w->bytes + caplen > REPLAY_REORDER_BYTES)))
 		if ((rc = release(r)))
@@ -1083,8 +1121,9 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	}
 	r.ring = malloc(choke_ring_bytes(o->q.limit));
 	r.pool = calloc((size_t)o->q.limit + 2, sizeof(*r.pool));
-	r.win.e = malloc(REPLAY_REORDER_MAX * sizeof(*r.win.e));
-	r.win.mask = REPLAY_REORDER_MAX - 1;
+	/* the window grows as it fills (make_room) */
+	r.win.e = malloc(REPLAY_REORDER_MIN * sizeof(*r.win.e));
+	r.win.mask = REPLAY_REORDER_MIN - 1;
 	for (i = 0; i < 256; i++) {
 		r.tx[i].len = i; /* lengths 0 to 255 */
 		r.tx[i].ns = choke_tx_ns(i, o->rate_bps);
