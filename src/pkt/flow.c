@@ -21,6 +21,8 @@
 #define ETH_P_QINQ1 0x9100 /* pre-standard QinQ */
 #define MAX_VLAN_TAGS 4
 #define MAX_IPV6_EXT 8
+/* the IPv6 extension headers below 64 (a mask of next-header values) */
+#define EXT_LO ((1ull << 0) | (1ull << 43) | (1ull << 44) | (1ull << 51) | (1ull << 60))
 
 /* the layout key_store() writes */
 _Static_assert(sizeof(struct choke_flow_key) == 40, "flow key is 40 bytes");
@@ -36,21 +38,34 @@ struct cursor {
 	size_t end; /* bytes readable from p */
 };
 
-/* the key under construction: the addresses as the words they occupy; the
- * other fields each in a word of its own, so that a copy of fk left in
- * memory is never read back with one load over several narrower stores */
+/* the key under construction: the five words it occupies; the last holds
+ * sport, dport, ethertype, proto and kind where struct choke_flow_key has
+ * them, each set once (or cleared with malformed()) */
 struct fk {
-	uint64_t s0, s1, d0, d1;
-	uint32_t sport, dport, et, proto, kind;
+	uint64_t s0, s1, d0, d1, tail;
 };
+
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+enum { SH_SPORT = 48, SH_DPORT = 32, SH_ET = 16, SH_PROTO = 8, SH_KIND = 0 };
+#else
+enum { SH_SPORT = 0, SH_DPORT = 16, SH_ET = 32, SH_PROTO = 48, SH_KIND = 56 };
+#endif
+
+static inline void set_sport(struct fk *k, uint16_t v) { k->tail |= (uint64_t)v << SH_SPORT; }
+static inline void set_dport(struct fk *k, uint16_t v) { k->tail |= (uint64_t)v << SH_DPORT; }
+static inline void set_et(struct fk *k, uint16_t v) { k->tail |= (uint64_t)v << SH_ET; }
+static inline void set_proto(struct fk *k, uint8_t v) { k->tail |= (uint64_t)v << SH_PROTO; }
+static inline void set_kind(struct fk *k, uint8_t v) { k->tail |= (uint64_t)v << SH_KIND; }
 
 /* the Ethernet path is inlined into one function, so that fk stays in
  * registers */
 #define HOT static inline __attribute__((always_inline))
 
+/* n bytes at off are captured (offsets and lengths here stay far below
+ * 2^63, so the sum cannot wrap) */
 static inline bool need(const struct cursor *c, size_t off, size_t n)
 {
-	return off <= c->end && n <= c->end - off;
+	return (uint64_t)off + n <= c->end;
 }
 
 static inline uint16_t be16(const uint8_t *p)
@@ -97,28 +112,15 @@ static inline uint64_t addr4(const uint8_t *p)
 #endif
 }
 
-/* the last word: sport, dport, ethertype, proto, kind as they lie in memory */
-static inline uint64_t tail_word(const struct fk *k)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	return (uint64_t)k->sport << 48 | (uint64_t)k->dport << 32 | (uint64_t)k->et << 16 |
-	       (uint64_t)k->proto << 8 | k->kind;
-#else
-	return (uint64_t)k->sport | (uint64_t)k->dport << 16 | (uint64_t)k->et << 32 |
-	       (uint64_t)k->proto << 48 | (uint64_t)k->kind << 56;
-#endif
-}
-
 static inline void key_store(struct choke_flow_key *key, const struct fk *k)
 {
 	uint8_t *d = (uint8_t *)key;
-	uint64_t t = tail_word(k);
 
 	__builtin_memcpy(d, &k->s0, 8);
 	__builtin_memcpy(d + 8, &k->s1, 8);
 	__builtin_memcpy(d + 16, &k->d0, 8);
 	__builtin_memcpy(d + 24, &k->d1, 8);
-	__builtin_memcpy(d + 32, &t, 8);
+	__builtin_memcpy(d + 32, &k->tail, 8);
 }
 
 static inline void info_clear(struct choke_pkt_info *i)
@@ -153,38 +155,39 @@ bool choke_pkt_linktype_supported(int linktype)
 
 HOT int truncated(struct fk *k)
 {
-	k->kind = CHOKE_FLOW_KIND_TRUNCATED;
+	set_kind(k, CHOKE_FLOW_KIND_TRUNCATED);
 	return CHOKE_FLOW_KIND_TRUNCATED;
 }
 
 HOT int nonip(struct fk *k, uint16_t et)
 {
-	k->et = et;
-	k->kind = CHOKE_FLOW_KIND_NONIP;
+	set_et(k, et);
+	set_kind(k, CHOKE_FLOW_KIND_NONIP);
 	return CHOKE_FLOW_KIND_NONIP;
 }
 
+/* the protocols with ports first: TCP 6, UDP 17, DCCP 33 (below 64), SCTP
+ * 132, UDP-Lite 136 */
+#define PORTS_LO ((1ull << 6) | (1ull << 17) | (1ull << 33))
+
 /* Transport ports (or the ICMP echo identifier) at l4, bounded by c. */
-HOT void parse_l4(const struct cursor *c, size_t l4, struct fk *k,
+HOT void parse_l4(const struct cursor *c, size_t l4, uint8_t proto, struct fk *k,
 		     struct choke_pkt_info *info, int ipv6)
 {
 	info->l4_off = (uint32_t)l4;
-	switch (k->proto) {
-	case 6:   /* TCP */
-	case 17:  /* UDP */
-	case 33:  /* DCCP */
-	case 132: /* SCTP */
-	case 136: /* UDP-Lite */
+	if (proto < 64 ? (PORTS_LO >> proto) & 1 : proto == 132 || proto == 136) {
 		if (!need(c, l4, 4)) {
 			info->flags |= CHOKE_FLOW_F_L4_TRUNC;
 			return;
 		}
-		k->sport = be16(c->p + l4);
-		k->dport = be16(c->p + l4 + 2);
+		set_sport(k, be16(c->p + l4));
+		set_dport(k, be16(c->p + l4 + 2));
 		return;
+	}
+	switch (proto) {
 	case 1:  /* ICMP */
 	case 58: /* ICMPv6 */
-		if ((k->proto == 58) != (ipv6 != 0))
+		if ((proto == 58) != (ipv6 != 0))
 			return; /* ICMP inside IPv6 or ICMPv6 inside IPv4 */
 		if (!need(c, l4, 1)) {
 			info->flags |= CHOKE_FLOW_F_L4_TRUNC;
@@ -197,7 +200,7 @@ HOT void parse_l4(const struct cursor *c, size_t l4, struct fk *k,
 				info->flags |= CHOKE_FLOW_F_L4_TRUNC;
 				return;
 			}
-			k->sport = be16(c->p + l4 + 4);
+			set_sport(k, be16(c->p + l4 + 4));
 		}
 		return;
 	}
@@ -206,12 +209,9 @@ HOT void parse_l4(const struct cursor *c, size_t l4, struct fk *k,
 /* everything but the ethertype cleared */
 HOT int malformed(struct fk *k)
 {
-	uint32_t et = k->et;
-	static const struct fk zero;
-
-	*k = zero;
-	k->et = et;
-	k->kind = CHOKE_FLOW_KIND_MALFORMED;
+	k->s0 = k->s1 = k->d0 = k->d1 = 0;
+	k->tail &= (uint64_t)0xffff << SH_ET;
+	set_kind(k, CHOKE_FLOW_KIND_MALFORMED);
 	return CHOKE_FLOW_KIND_MALFORMED;
 }
 
@@ -234,8 +234,8 @@ HOT int parse_ipv4(struct cursor c, size_t off, struct fk *k,
 	/* the datagram ends at its total length (link padding follows) */
 	if (off + tot < c.end)
 		c.end = off + tot;
-	k->kind = CHOKE_FLOW_KIND_IPV4;
-	k->proto = h[9];
+	set_kind(k, CHOKE_FLOW_KIND_IPV4);
+	set_proto(k, h[9]);
 	k->s0 = addr4(h + 12);
 	k->d0 = addr4(h + 16);
 	info->ip_version = 4;
@@ -253,7 +253,7 @@ HOT int parse_ipv4(struct cursor c, size_t off, struct fk *k,
 		info->flags |= CHOKE_FLOW_F_L4_TRUNC;
 		return CHOKE_FLOW_KIND_IPV4;
 	}
-	parse_l4(&c, off + ihl, k, info, 0);
+	parse_l4(&c, off + ihl, h[9], k, info, 0);
 	return CHOKE_FLOW_KIND_IPV4;
 }
 
@@ -273,7 +273,7 @@ HOT int parse_ipv6(struct cursor c, size_t off, struct fk *k,
 	plen = be16(h + 4);
 	if (plen && off + 40 + plen < c.end) /* 0: jumbogram, use the capture */
 		c.end = off + 40 + plen;
-	k->kind = CHOKE_FLOW_KIND_IPV6;
+	set_kind(k, CHOKE_FLOW_KIND_IPV6);
 	k->s0 = load64(h + 8);
 	k->s1 = load64(h + 16);
 	k->d0 = load64(h + 24);
@@ -286,40 +286,34 @@ HOT int parse_ipv6(struct cursor c, size_t off, struct fk *k,
 	for (n = 0;; n++) {
 		size_t len;
 
-		switch (nh) {
-		case 0:   /* hop-by-hop options */
-		case 43:  /* routing */
-		case 60:  /* destination options */
-		case 135: /* mobility */
-		case 139: /* HIP */
-		case 140: /* shim6 */
-			if (!need(&c, pos, 2))
-				goto truncated;
-			len = ((size_t)c.p[pos + 1] + 1) * 8;
-			break;
-		case 51: /* authentication header */
-			if (!need(&c, pos, 2))
-				goto truncated;
-			len = ((size_t)c.p[pos + 1] + 2) * 4;
-			break;
-		case 44: /* fragment */
+		/* extension headers: hop-by-hop options 0, routing 43,
+		 * fragment 44, authentication 51, destination options 60,
+		 * mobility 135, HIP 139, shim6 140 */
+		if (nh < 64 ? !((EXT_LO >> nh) & 1) : nh != 135 && nh != 139 && nh != 140) {
+			set_proto(k, nh);
+			parse_l4(&c, pos, nh, k, info, 1);
+			return CHOKE_FLOW_KIND_IPV6;
+		}
+		if (nh == 44) { /* fragment */
 			if (!need(&c, pos, 8))
 				goto truncated;
 			info->flags |= CHOKE_FLOW_F_FRAGMENT;
 			if (be16(c.p + pos + 2) & 0xfff8) {
-				k->proto = c.p[pos];
+				set_proto(k, c.p[pos]);
 				info->flags |= CHOKE_FLOW_F_LATER_FRAG;
 				return CHOKE_FLOW_KIND_IPV6;
 			}
 			len = 8;
-			break;
-		default:
-			k->proto = nh;
-			parse_l4(&c, pos, k, info, 1);
-			return CHOKE_FLOW_KIND_IPV6;
+		} else {
+			if (!need(&c, pos, 2))
+				goto truncated;
+			if (nh == 51) /* authentication: in 4-byte units, less 2 */
+				len = ((size_t)c.p[pos + 1] + 2) * 4;
+			else
+				len = ((size_t)c.p[pos + 1] + 1) * 8;
 		}
 		if (n >= MAX_IPV6_EXT) {
-			k->proto = nh;
+			set_proto(k, nh);
 			info->flags |= CHOKE_FLOW_F_EXT_LIMIT;
 			return CHOKE_FLOW_KIND_IPV6;
 		}
@@ -327,31 +321,47 @@ HOT int parse_ipv6(struct cursor c, size_t off, struct fk *k,
 		pos += len;
 	}
 truncated:
-	k->proto = nh;
+	set_proto(k, nh);
 	info->flags |= CHOKE_FLOW_F_L4_TRUNC;
 	return CHOKE_FLOW_KIND_IPV6;
+}
+
+/* a VLAN tag's ethertype: 802.1Q 0x8100, pre-standard QinQ 0x9100 (the
+ * same but for bit 12), 802.1ad 0x88a8 */
+_Static_assert((ETH_P_QINQ1 & 0xefff) == ETH_P_8021Q, "QinQ's tag is 802.1Q's but for bit 12");
+
+static inline bool vlan_tag(uint16_t et)
+{
+	return (et & 0xefff) == ETH_P_8021Q || et == ETH_P_8021AD;
 }
 
 /* From an ethertype at off on. */
 HOT int parse_ethertype(struct cursor c, size_t off, uint16_t et, struct fk *k,
 			   struct choke_pkt_info *info)
 {
-	while ((et == ETH_P_8021Q || et == ETH_P_8021AD || et == ETH_P_QINQ1) &&
-	       info->vlan_tags < MAX_VLAN_TAGS) {
+	uint16_t tags = 0;
+
+	if (et == ETH_P_IP || et == ETH_P_IPV6) { /* the common cases first */
+		set_et(k, et);
+		return et == ETH_P_IP ? parse_ipv4(c, off, k, info) : parse_ipv6(c, off, k, info);
+	}
+	while (vlan_tag(et) && tags < MAX_VLAN_TAGS) {
 		if (!need(&c, off, 4)) {
-			k->et = et;
+			info->vlan_tags = tags;
+			set_et(k, et);
 			return truncated(k);
 		}
 		et = be16(c.p + off + 2);
 		off += 4;
-		info->vlan_tags++;
+		tags++;
 	}
-	k->et = et;
+	info->vlan_tags = tags;
+	set_et(k, et);
 	if (et == ETH_P_IP)
 		return parse_ipv4(c, off, k, info);
 	if (et == ETH_P_IPV6)
 		return parse_ipv6(c, off, k, info);
-	k->kind = CHOKE_FLOW_KIND_NONIP;
+	set_kind(k, CHOKE_FLOW_KIND_NONIP);
 	return CHOKE_FLOW_KIND_NONIP;
 }
 
@@ -359,7 +369,7 @@ HOT int parse_ethertype(struct cursor c, size_t off, uint16_t et, struct fk *k,
 static int parse_ip_as(struct cursor c, size_t off, uint16_t et, struct fk *k,
 		       struct choke_pkt_info *info)
 {
-	k->et = et;
+	set_et(k, et);
 	return et == ETH_P_IP ? parse_ipv4(c, off, k, info) : parse_ipv6(c, off, k, info);
 }
 
@@ -383,7 +393,7 @@ static int parse_raw(struct cursor c, size_t off, int want, struct fk *k,
 	int v = need(&c, off, 1) ? c.p[off] >> 4 : 0;
 
 	if ((want && v != want) || (v != 4 && v != 6)) {
-		k->kind = CHOKE_FLOW_KIND_MALFORMED;
+		set_kind(k, CHOKE_FLOW_KIND_MALFORMED);
 		return CHOKE_FLOW_KIND_MALFORMED;
 	}
 	return parse_ip_as(c, off, v == 4 ? ETH_P_IP : ETH_P_IPV6, k, info);
