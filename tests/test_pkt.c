@@ -522,111 +522,94 @@ static void test_other_link_types(void)
 	CHECK_EQ(variants, (NSAMPLES - 1) * 29);
 }
 
-/* what is not IP on the other links is non-IP (or truncated), one flow
- * per link type and ethertype */
+/* what is not IP on the other links: a wrapped frame with a few bytes
+ * changed (or cut), and the kind and ethertype it gets */
+static const struct {
+	const char *what;
+	int lt, frame, variant; /* wrap(sample frame, lt, variant) */
+	size_t len;             /* cut to this length (0: as it is) */
+	struct {
+		int at;         /* -1: the end of the list */
+		uint8_t val;
+	} e[4];
+	int kind;
+	uint16_t et;
+} other_non_ip[] = {
+#define E(...) { __VA_ARGS__, { -1, 0 } }
+	{ "NULL: OSI", CHOKE_LINK_NULL, 2, 0, 0, E({ 0, 7 }), CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "LOOP: IPX", CHOKE_LINK_LOOP, 2, 0, 0, E({ 3, 23 }), CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "NULL: AF_INET, an IPv6 packet", CHOKE_LINK_NULL, 3, 0, 0, E({ 0, 2 }),
+	  CHOKE_FLOW_KIND_MALFORMED, 0x0800 },
+	{ "PPP: LCP", CHOKE_LINK_PPP, 2, 0, 0, E({ 2, 0xc0 }), CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "PPP in HDLC: IPCP", CHOKE_LINK_PPP_HDLC, 2, 0, 0, E({ 2, 0x80 }),
+	  CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "PPP: an odd compressed protocol", CHOKE_LINK_PPP, 2, 2, 0, E({ 0, 0x23 }),
+	  CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "PPP in HDLC: neither PPP nor Cisco", CHOKE_LINK_PPP_HDLC, 2, 0, 0, E({ 0, 0x42 }),
+	  CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "Cisco HDLC: SLARP", CHOKE_LINK_C_HDLC, 2, 0, 0, E({ 2, 0x80 }, { 3, 0x35 }),
+	  CHOKE_FLOW_KIND_NONIP, 0x8035 },
+	{ "802.11: a beacon", CHOKE_LINK_IEEE802_11, 2, 0, 0, E({ 0, 0x80 }),
+	  CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "802.11: an ACK", CHOKE_LINK_IEEE802_11, 2, 0, 10, E({ 0, 0xd4 }),
+	  CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "802.11: null data", CHOKE_LINK_IEEE802_11, 2, 0, 0, E({ 0, 0x48 }),
+	  CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "802.11: protected", CHOKE_LINK_IEEE802_11, 2, 0, 0, E({ 1, 0x41 }),
+	  CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "802.11: LLC, not SNAP", CHOKE_LINK_IEEE802_11, 2, 0, 0, E({ 24, 0x42 }),
+	  CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "802.11: SNAP with Cisco's OUI", CHOKE_LINK_IEEE802_11, 2, 0, 0, E({ 29, 0x0c }),
+	  CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "802.11: ARP", CHOKE_LINK_IEEE802_11, 2, 1, 0, E({ 32, 0x08 }, { 33, 0x06 }),
+	  CHOKE_FLOW_KIND_NONIP, 0x0806 },
+	{ "radiotap: a beacon", CHOKE_LINK_IEEE802_11_RADIO, 2, 1, 0, E({ 18, 0x80 }),
+	  CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "radiotap: version 1", CHOKE_LINK_IEEE802_11_RADIO, 2, 1, 0, E({ 0, 1 }),
+	  CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "NFLOG: family 7", CHOKE_LINK_NFLOG, 2, 0, 0, E({ 0, 7 }), CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "NFLOG: version 1", CHOKE_LINK_NFLOG, 2, 0, 0, E({ 1, 1 }), CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "NFLOG: no payload", CHOKE_LINK_NFLOG, 2, 0, 4 + 8 + 12, E({ -1, 0 }),
+	  CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "NFLOG: a first TLV of length 0", CHOKE_LINK_NFLOG, 2, 0, 0, E({ 4, 0 }, { 5, 0 }),
+	  CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "PKTAP: not a packet", CHOKE_LINK_PKTAP, 2, 0, 0, E({ 4, 0 }), CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "PKTAP: in PKTAP", CHOKE_LINK_PKTAP, 2, 0, 0, E({ 8, 2 }, { 9, 1 }),
+	  CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "PKTAP: an unknown DLT", CHOKE_LINK_PKTAP, 2, 0, 0, E({ 8, 147 }),
+	  CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "PKTAP: a header of 40 bytes", CHOKE_LINK_PKTAP, 2, 0, 0, E({ 0, 40 }),
+	  CHOKE_FLOW_KIND_NONIP, 0 },
+	{ "PKTAP: a header longer than the frame", CHOKE_LINK_PKTAP, 2, 0, 0,
+	  E({ 0, 0xa0 }, { 1, 0x0f }), CHOKE_FLOW_KIND_TRUNCATED, 0 },
+#undef E
+};
+
 static void test_other_links_non_ip(void)
 {
 	struct pb b[NSAMPLES];
 	struct choke_flow_key k;
 	struct choke_pkt_info i;
 	uint8_t f[2048];
-	size_t n;
+	size_t c, n;
+	int e;
 
 	sample_frames(b);
-	b[0] = b[2]; /* an untagged IPv4 frame first, an IPv6 one second */
-	b[1] = b[3];
-#define NONIP(lt, et) do { \
-		CHECK_EQ(parse_exact(f, n, lt, &k, &i), CHOKE_FLOW_KIND_NONIP); \
-		CHECK_EQ(k.ethertype, et); \
-		CHECK_EQ(k.src[0] | k.sport | k.proto, 0); \
-	} while (0)
-	/* BSD loopback: OSI (7), IPX (23) */
-	n = wrap(&b[0], CHOKE_LINK_NULL, 0, f);
-	put_le32(f, 7);
-	NONIP(CHOKE_LINK_NULL, 0);
-	put_be32(f, 23);
-	NONIP(CHOKE_LINK_LOOP, 0);
-	/* PPP: LCP (c0 21), IPCP (80 21), and a compressed odd protocol */
-	n = wrap(&b[0], CHOKE_LINK_PPP, 0, f);
-	f[2] = 0xc0;
-	NONIP(CHOKE_LINK_PPP, 0);
-	f[2] = 0x80;
-	NONIP(CHOKE_LINK_PPP_HDLC, 0);
-	n = wrap(&b[0], CHOKE_LINK_PPP, 2, f);
-	f[0] = 0x23;
-	NONIP(CHOKE_LINK_PPP, 0);
-	/* PPP in HDLC framing that is neither PPP nor Cisco */
-	n = wrap(&b[0], CHOKE_LINK_PPP_HDLC, 0, f);
-	f[0] = 0x42;
-	NONIP(CHOKE_LINK_PPP_HDLC, 0);
-	/* Cisco HDLC's SLARP: its ethertype, as Ethernet would */
-	n = wrap(&b[0], CHOKE_LINK_C_HDLC, 0, f);
-	pb_put16_raw(f + 2, 0x8035);
-	NONIP(CHOKE_LINK_C_HDLC, 0x8035);
-	/* 802.11: a beacon, an ACK, a null-data frame, a protected data frame,
-	 * an LLC that is not SNAP, an ARP in SNAP */
-	n = wrap(&b[0], CHOKE_LINK_IEEE802_11, 0, f);
-	f[0] = 0x80;
-	NONIP(CHOKE_LINK_IEEE802_11, 0);
-	f[0] = 0xd4;
-	n = 10;
-	NONIP(CHOKE_LINK_IEEE802_11, 0);
-	n = wrap(&b[0], CHOKE_LINK_IEEE802_11, 0, f);
-	f[0] = 0x48;
-	NONIP(CHOKE_LINK_IEEE802_11, 0);
-	f[0] = 0x08;
-	f[1] = 0x41;
-	NONIP(CHOKE_LINK_IEEE802_11, 0);
-	f[1] = 0x01;
-	f[24] = 0x42;
-	NONIP(CHOKE_LINK_IEEE802_11, 0);
-	n = wrap(&b[0], CHOKE_LINK_IEEE802_11, 0, f);
-	f[29] = 0x0c; /* OUI 00 00 0c: Cisco's, not an ethertype */
-	NONIP(CHOKE_LINK_IEEE802_11, 0);
-	n = wrap(&b[0], CHOKE_LINK_IEEE802_11, 1, f);
-	pb_put16_raw(f + 32, 0x0806);
-	NONIP(CHOKE_LINK_IEEE802_11, 0x0806);
-	n = wrap(&b[0], CHOKE_LINK_IEEE802_11_RADIO, 1, f);
-	f[18] = 0x80; /* a beacon behind radiotap */
-	NONIP(CHOKE_LINK_IEEE802_11_RADIO, 0);
-	f[0] = 1; /* radiotap version 1 */
-	NONIP(CHOKE_LINK_IEEE802_11_RADIO, 0);
-	/* NFLOG: another family, another version, no payload, a bad TLV */
-	n = wrap(&b[0], CHOKE_LINK_NFLOG, 0, f);
-	f[0] = 7;
-	NONIP(CHOKE_LINK_NFLOG, 0);
-	f[0] = 2;
-	f[1] = 1;
-	NONIP(CHOKE_LINK_NFLOG, 0);
-	f[1] = 0;
-	n = 4 + 8 + 12;
-	NONIP(CHOKE_LINK_NFLOG, 0);
-	n = wrap(&b[0], CHOKE_LINK_NFLOG, 0, f);
-	memset(f + 4, 0, 2); /* a first TLV of length 0 in both orders */
-	NONIP(CHOKE_LINK_NFLOG, 0);
-	/* PKTAP: not a packet record, a nested PKTAP, an unknown DLT, a short
-	 * header length */
-	n = wrap(&b[0], CHOKE_LINK_PKTAP, 0, f);
-	put_le32(f + 4, 0);
-	NONIP(CHOKE_LINK_PKTAP, 0);
-	put_le32(f + 4, 1);
-	put_le32(f + 8, 258);
-	NONIP(CHOKE_LINK_PKTAP, 0);
-	put_le32(f + 8, 147);
-	NONIP(CHOKE_LINK_PKTAP, 0);
-	put_le32(f + 8, 1);
-	put_le32(f, 40);
-	NONIP(CHOKE_LINK_PKTAP, 0);
-#undef NONIP
-	/* an IPv4 family whose packet is IPv6: malformed, as on Ethernet */
-	n = wrap(&b[1], CHOKE_LINK_NULL, 0, f);
-	put_le32(f, 2);
-	CHECK_EQ(parse_exact(f, n, CHOKE_LINK_NULL, &k, &i), CHOKE_FLOW_KIND_MALFORMED);
-	CHECK_EQ(k.ethertype, 0x0800);
-	/* a header of PKTAP longer than the frame: truncated */
-	n = wrap(&b[0], CHOKE_LINK_PKTAP, 0, f);
-	put_le32(f, 4000);
-	CHECK_EQ(parse_exact(f, n, CHOKE_LINK_PKTAP, &k, &i), CHOKE_FLOW_KIND_TRUNCATED);
+	for (c = 0; c < sizeof(other_non_ip) / sizeof(other_non_ip[0]); c++) {
+		n = wrap(&b[other_non_ip[c].frame], other_non_ip[c].lt, other_non_ip[c].variant, f);
+		REQUIRE(n > 0);
+		for (e = 0; other_non_ip[c].e[e].at >= 0; e++)
+			f[other_non_ip[c].e[e].at] = other_non_ip[c].e[e].val;
+		if (other_non_ip[c].len)
+			n = other_non_ip[c].len;
+		if (parse_exact(f, n, other_non_ip[c].lt, &k, &i) != other_non_ip[c].kind ||
+		    k.ethertype != other_non_ip[c].et ||
+		    (k.kind != CHOKE_FLOW_KIND_IPV4 && (k.src[0] | k.sport | k.proto))) {
+			CHECK(!"kind and ethertype as listed");
+			printf("    %s: kind %d ethertype 0x%04x\n", other_non_ip[c].what, k.kind,
+			       k.ethertype);
+		}
+	}
 }
 
 /* Every prefix of every wrapped frame: nothing read past it (the copy is
