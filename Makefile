@@ -56,8 +56,10 @@ BRIDGE_SRC += src/util/opt.c
 # the exporter (src/exporter/, docs/operations.md)
 EXPORTER_SRC := src/exporter/exporter.c src/exporter/http.c src/exporter/merge.c \
 	src/exporter/nlqdisc.c src/exporter/qdisc_om.c
+# the replayer (src/replay/, docs/replay.md): libpcap and its own pcap reader
+REPLAY_SRC := src/replay/replay.c src/replay/pcapfile.c
 CLI_SRC := src/cli/main.c src/util/cmdline.c src/cli/cmd_params.c src/cli/cmd_demo_open_loop.c \
-	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c \
+	src/cli/workload.c src/cli/cmd_replay.c $(REPLAY_SRC) \
 	src/cli/cmd_bridge.c $(BRIDGE_SRC) src/cli/cmd_exporter.c $(EXPORTER_SRC)
 # output files written through a temporary and a rename (src/util/outfile.h)
 CLI_SRC += src/util/outfile.c
@@ -161,8 +163,8 @@ $(CHOKE): $(CLI_OBJ) $(STATIC)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(PCAP_LIBS) $(XDP_LIBS) $(LDLIBS)
 
 # the benchmarks (not installed): the core, flow keys, the replay, DPDK's rte_red
-$(BENCH): $(BENCH_OBJ) $(BUILD)/src/replay/replay.o $(STATIC)
-	$(CC) $(SAN) -o $@ $(BENCH_OBJ) $(BUILD)/src/replay/replay.o $(STATIC) \
+$(BENCH): $(BENCH_OBJ) $(REPLAY_SRC:%.c=$(BUILD)/%.o) $(STATIC)
+	$(CC) $(SAN) -o $@ $(BENCH_OBJ) $(REPLAY_SRC:%.c=$(BUILD)/%.o) $(STATIC) \
 		$(DPDK_LIBS) $(PCAP_LIBS) $(LDLIBS)
 
 $(TESTS): $(TEST_OBJ) $(STATIC)
@@ -202,7 +204,7 @@ demo: $(DEMO) | deps
 FUZZ_TARGETS := flow params replay ctl scenario set exporter
 FUZZ_SRC_flow := fuzz/fuzz_flow.c
 FUZZ_SRC_params := fuzz/fuzz_params.c
-FUZZ_SRC_replay := fuzz/fuzz_replay.c src/replay/replay.c
+FUZZ_SRC_replay := fuzz/fuzz_replay.c $(REPLAY_SRC)
 FUZZ_SRC_ctl := fuzz/fuzz_ctl.c src/bridge/control.c src/bridge/config.c src/util/opt.c
 FUZZ_SRC_scenario := fuzz/fuzz_scenario.c $(SIM_SRC)
 FUZZ_SRC_set := fuzz/fuzz_set.c $(SIM_SRC)
@@ -214,14 +216,14 @@ FUZZ_FLAGS := -std=c11 -g -O1 -Iinclude -D_GNU_SOURCE \
 FUZZ_LIB_SRC := $(LIB_SRC)
 DRIVERS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz-driver-%)
 
-$(BUILD)/fuzz-driver-%: fuzz/driver.c fuzz/fuzz_%.c $(STATIC) $(HDRS) src/replay/replay.c | deps
+$(BUILD)/fuzz-driver-%: fuzz/driver.c fuzz/fuzz_%.c $(STATIC) $(HDRS) $(REPLAY_SRC) | deps
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ fuzz/driver.c $(FUZZ_SRC_$*) $(STATIC) \
 		$(PCAP_LIBS) $(LDLIBS)
 
 $(BUILD)/fuzz-driver-scenario $(BUILD)/fuzz-driver-set build/fuzz/fuzz_scenario \
 	build/fuzz/fuzz_set: $(SIM_SRC) fuzz/sim_check.h
 
-build/fuzz/fuzz_%: fuzz/fuzz_%.c $(HDRS) $(FUZZ_LIB_SRC) src/replay/replay.c | deps
+build/fuzz/fuzz_%: fuzz/fuzz_%.c $(HDRS) $(FUZZ_LIB_SRC) $(REPLAY_SRC) | deps
 	@mkdir -p build/fuzz
 	clang $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC_$*) $(FUZZ_LIB_SRC) $(PCAP_LIBS) -lm
 
@@ -258,6 +260,7 @@ check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) 
 	CHOKE=./$(CHOKE) sh tests/bridge-cli.sh
 	CHOKE=./$(CHOKE) EXPORTER_TESTS=./$(EXPORTER_TESTS) sh tests/exporter-cli.sh
 	CHOKE=./$(CHOKE) MKPCAP=./$(MKPCAP) sh tests/replay.sh
+	CHOKE=./$(CHOKE) sh tests/replay-captures.sh
 	CHOKE=./$(CHOKE) sh tests/sim.sh
 	BENCH=./$(BENCH) CHOKE=./$(CHOKE) sh tests/bench.sh
 	DEMO=./$(DEMO) CHOKE=./$(CHOKE) sh tests/demo.sh
