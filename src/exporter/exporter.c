@@ -21,6 +21,7 @@
 #include "http.h"
 #include "merge.h"
 #include "nlqdisc.h"
+#include "../util/om.h"
 
 /* ---- the listening address ---- */
 
@@ -321,9 +322,9 @@ int exp_collect(FILE *f, const struct exp_opts *o, struct exp_log *log)
 	for (i = 0; i < n; i++) {
 		exp_bridge_label(o->dir, paths[i], label, sizeof(label));
 		fputs("choke_exporter_bridge_up{bridge=", f);
-		om_write_label_value(f, label);
+		om_label_value(f, label);
 		fputs(",socket=", f);
-		om_write_label_value(f, paths[i]);
+		om_label_value(f, paths[i]);
 		fprintf(f, "} %d\n", up ? up[i] : 0);
 	}
 	if (!o->nsockets) {
@@ -331,7 +332,7 @@ int exp_collect(FILE *f, const struct exp_opts *o, struct exp_log *log)
 			   "1 if the directory of the bridges' sockets could be read (or does "
 			   "not exist: no bridge).");
 		fputs("choke_exporter_bridge_scan_up{dir=", f);
-		om_write_label_value(f, o->dir);
+		om_label_value(f, o->dir);
 		fprintf(f, "} %d\n", scan_ok);
 	}
 	if (o->qdiscs) {

@@ -7,24 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/om.h"
+
 static const char *const om_types[] = { "counter", "gauge", "summary", "histogram", "untyped",
 					"unknown", "info", "stateset", "gaugehistogram", NULL };
 static const char *const om_suffixes[] = { "_sum", "_count", "_bucket", "_created", "_total",
 					   "_info", "_gsum", "_gcount", NULL };
-
-void om_write_label_value(FILE *f, const char *v)
-{
-	fputc('"', f);
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			fprintf(f, "\\%c", *v);
-		else if (*v == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*v, f);
-	}
-	fputc('"', f);
-}
 
 static int om_is_name_start(int c, int colon)
 {
@@ -343,7 +331,7 @@ int om_merge(struct om_set *set, const char *text, size_t len, const char *label
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	om_write_label_value(m, value);
+	om_label_value(m, value);
 	if (fclose(m)) {
 		free(lv);
 		snprintf(err, errlen, "out of memory");

@@ -50,7 +50,4 @@ void om_write(FILE *f, const struct om_set *set);
 
 void om_free(struct om_set *set);
 
-/* A label value as the text format wants it: "..." with \\, \" and \n. */
-void om_write_label_value(FILE *f, const char *v);
-
 #endif

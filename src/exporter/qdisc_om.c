@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "../util/om.h"
 #include "choke/params.h"
 #include "merge.h"
 #include "nlqdisc.h"
@@ -21,7 +22,7 @@ static void q_start(FILE *f, const char *name, const struct nlq_qdisc *q)
 	char h[NLQ_HANDLE_LEN];
 
 	fprintf(f, "%s{dev=", name);
-	om_write_label_value(f, q->dev);
+	om_label_value(f, q->dev);
 	nlq_handle_name(q->handle, h);
 	fprintf(f, ",handle=\"%s\"", h);
 	nlq_handle_name(q->parent, h);
@@ -160,7 +161,7 @@ static void q_info(FILE *f, const struct nlq_set *s)
 		choke_params_format(&c, words, sizeof(words));
 		q_start(f, "choke_qdisc_info", q);
 		fputs(",params=", f);
-		om_write_label_value(f, words);
+		om_label_value(f, words);
 		q_end(f, 1);
 	}
 }

@@ -37,6 +37,7 @@
 #include "../../src/exporter/http.h"
 #include "../../src/exporter/merge.h"
 #include "../../src/exporter/nlqdisc.h"
+#include "../../src/util/om.h"
 #include "choke/params.h"
 
 static int fails, checks;
@@ -838,7 +839,15 @@ static void test_listen(void)
 
 static void test_labels(void)
 {
-	char b[300];
+	char b[300], *esc = NULL;
+	size_t elen = 0;
+	FILE *m = open_memstream(&esc, &elen);
+
+	/* the one escaper of label values (src/util/om.h): \\, \" and \n only */
+	om_label_value(m, "a\\b\"c\nd\te/");
+	fclose(m);
+	CHECK(!strcmp(esc, "\"a\\\\b\\\"c\\nd\te/\""), "escaped: %s", esc);
+	free(esc);
 
 	exp_bridge_label("/run/choke", "/run/choke/bridge-eth1.sock", b, sizeof(b));
 	CHECK(!strcmp(b, "eth1"), "%s", b);
