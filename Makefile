@@ -12,8 +12,15 @@
 # root it installs what is missing, otherwise it prints the apt-get line
 # and stops. DEPS=no skips that.
 
-VERSION_MAJOR := 0
-VERSION := 0.1.0
+# The version, in one place: the file VERSION (docs/release.md). `choke
+# version`, choke.pc, the man page, the library's file name, the kernel
+# module's MODULE_VERSION (kmod/Kbuild) and dkms.conf (kmod/Makefile) take it
+# from there; debian/changelog must agree (tests/version.sh).
+VERSION := $(strip $(file <VERSION))
+ifeq ($(VERSION),)
+$(error VERSION is missing or empty: it holds the version, e.g. 1.2.3)
+endif
+VERSION_MAJOR := $(firstword $(subst ., ,$(VERSION)))
 PREFIX ?= /usr/local
 # where the libraries and choke.pc go (Debian: /usr/lib/$(DEB_HOST_MULTIARCH))
 LIBDIR ?= $(PREFIX)/lib
@@ -135,6 +142,10 @@ $(BUILD)/bench/%.o: bench/%.c $(HDRS) | deps
 $(BUILD)/%.o: %.c $(HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+# `choke version` (src/cli/main.c), rebuilt when VERSION changes
+$(BUILD)/src/cli/main.o: LIB_CFLAGS += -DCHOKE_VERSION='"$(VERSION)"'
+$(BUILD)/src/cli/main.o: VERSION
 
 # The simulator knows the installed scenario directory: its objects are
 # rebuilt when PREFIX changes ($(BUILD)/prefix holds the last one).
@@ -279,6 +290,7 @@ check: | deps
 		build/gcc/src/pkt/flow.o build/gcc/src/pkt/ecn.o \
 		build/clang/src/pkt/flow.o build/clang/src/pkt/ecn.o
 	BUILD=build/gcc sh tests/install.sh
+	BUILD=build/gcc sh tests/version.sh
 	@if [ "$$(id -u)" = 0 ]; then CHOKE=./build/gcc/choke sh tests/replay-real.sh && \
 		CHOKE=./build/gcc/choke sh tests/bridge.sh && \
 		CHOKE=./build/gcc/choke sh tests/bridge-protect.sh && \
@@ -348,7 +360,7 @@ eval-protect-more: $(CHOKE)
 bench-fwd: $(CHOKE) $(BLAST) | deps
 	CHOKE=./$(CHOKE) BLAST=./$(BLAST) sh bench/fwd.sh
 
-install: all $(BUILD)/choke.pc
+install: all $(BUILD)/choke.pc $(BUILD)/choke.1
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include/choke \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(PREFIX)/share/man/man1
@@ -359,7 +371,7 @@ install: all $(BUILD)/choke.pc
 	install -m 644 include/choke/*.h $(DESTDIR)$(PREFIX)/include/choke/
 	install -m 755 $(CHOKE) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/choke.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
-	install -m 644 man/choke.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(BUILD)/choke.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -d $(DESTDIR)$(LIBDIR)/tc
 	install -m 644 $(TC_PLUGIN) $(DESTDIR)$(LIBDIR)/tc/
 	install -d $(DESTDIR)$(SCENARIO_DIR)
@@ -379,7 +391,14 @@ $(TC_PLUGIN): kmod/tc/q_chokeplus.c kmod/chokeplus.h $(STATIC) $(HDRS) | deps
 $(TC_PLUGIN_TEST): tests/tc-plugin.c kmod/chokeplus.h $(STATIC) $(HDRS) | deps
 	$(CC) $(LIB_CFLAGS) -rdynamic -o $@ tests/tc-plugin.c $(STATIC) -ldl -lm
 
-$(BUILD)/choke.pc: choke.pc.in $(BUILD)/prefix FORCE
+# the man page with the version in its footer (.TH's fourth field)
+$(BUILD)/choke.1: man/choke.1 VERSION
+	@mkdir -p $(BUILD)
+	sed '/^\.TH /s/"choke"/"choke $(VERSION)"/' man/choke.1 >$@.tmp
+	grep -q '^\.TH .*"choke $(VERSION)"' $@.tmp || { echo "man/choke.1: no .TH line with \"choke\"" >&2; exit 1; }
+	mv $@.tmp $@
+
+$(BUILD)/choke.pc: choke.pc.in $(BUILD)/prefix VERSION FORCE
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 		choke.pc.in >$@.tmp
 	mv $@.tmp $@
@@ -408,7 +427,7 @@ NS3_CXX ?= g++
 NS3_PKGS := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications \
 	ns3-traffic-control ns3-flow-monitor
 NS3_CXXFLAGS := -std=c++17 $(OPT) -g -fPIC -Wall -Wextra -Wshadow -Werror -Iinclude \
-	-I$(NS3_OUT)/include $(SAN)
+	-I$(NS3_OUT)/include $(SAN) -DCHOKE_VERSION='"$(VERSION)"'
 NS3_LIBS := $(NS3_PKGS:ns3-%=-lns3-%)
 NS3_LIB := $(NS3_OUT)/libns3-choke.so
 NS3_RPATH := -Wl,-rpath,'$$ORIGIN'
@@ -435,7 +454,7 @@ $(NS3_OUT)/choke-ns3-tests: ns3/test/choke-queue-disc-test-suite.cc ns3/utils/te
 	$(NS3_CXX) $(NS3_CXXFLAGS) -o $@ ns3/test/choke-queue-disc-test-suite.cc \
 		ns3/utils/test-runner.cc -L$(NS3_OUT) -lns3-choke $(NS3_RPATH) $(STATIC) $(NS3_LIBS)
 
-$(NS3_OUT)/choke-paper: ns3/examples/choke-paper.cc $(NS3_LIB)
+$(NS3_OUT)/choke-paper: ns3/examples/choke-paper.cc $(NS3_LIB) VERSION
 	$(NS3_CXX) $(NS3_CXXFLAGS) -o $@ ns3/examples/choke-paper.cc \
 		-L$(NS3_OUT) -lns3-choke $(NS3_RPATH) $(NS3_LIBS)
 

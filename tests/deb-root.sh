@@ -37,6 +37,7 @@ snapshot() {
 
 install_and_use() {
 	kver=$(ls /lib/modules 2>/dev/null | head -1)
+	version=$(cat /root/version) # the packages' (tests/deb.sh)
 	if dpkg -i /root/debs/*.deb >/root/dpkg-i.log 2>&1; then
 		ok "install: dpkg -i $(ls /root/debs | tr '\n' ' ')"
 	else
@@ -64,8 +65,22 @@ install_and_use() {
 			bad dkms-added "$(dkms status); $(tail -5 /root/dpkg-i.log)"
 		fi
 	fi
-	[ "$(command -v choke)" = /usr/bin/choke ] && [ "$(choke version)" = "choke 0.1.0" ] &&
+	[ "$(command -v choke)" = /usr/bin/choke ] && [ "$(choke version)" = "choke $version" ] &&
 		ok "choke: /usr/bin/choke, $(choke version)" || bad choke "$(command -v choke) $(choke version 2>&1)"
+	# the one version (docs/release.md), everywhere a user can read it:
+	# WHERE=VALUE pairs, every VALUE the packages' version
+	ko=$(ls /lib/modules/*/updates/dkms/sch_libchoke.ko 2>/dev/null | head -1)
+	got=$(for p in $PKGS; do echo "$p.deb=$(dpkg-query -W -f '${Version}' $p)"; done
+		echo "choke-version=$(choke version | sed 's/^choke //')"
+		echo "pkg-config=$(pkg-config --modversion choke)"
+		echo "dkms=$(dkms status sch_libchoke 2>/dev/null | sed -n 's|^sch_libchoke/\([^,:]*\).*|\1|p' | head -1)"
+		[ -z "$ko" ] || echo "modinfo=$(modinfo -F version "$ko")"
+		echo "NEWS=$(zcat -f /usr/share/doc/choke/NEWS* 2>/dev/null | sed -n 's/^Version \([^ ]*\) .*/\1/p' | head -1)")
+	if [ -z "$(echo "$got" | grep -v "=$version\$")" ]; then
+		ok "versions: all $version: $(echo $got)"
+	else
+		bad versions "not all $version: $(echo $got)"
+	fi
 	cd /
 	if choke demo >/root/demo.out 2>&1 && grep -q '^UDP share of the link ' /root/demo.out; then
 		ok "demo: $(grep '^UDP share of the link ' /root/demo.out | tr -s ' ')"
@@ -82,7 +97,7 @@ install_and_use() {
 	[ "$n" -ge 5 ] && ok "scenarios: $n in /usr/share/choke/scenarios" || bad scenarios "$n"
 	# a program against the library, through pkg-config
 	cd /root/example || return
-	if [ "$(pkg-config --modversion choke)" = 0.1.0 ] &&
+	if [ "$(pkg-config --modversion choke)" = "$version" ] &&
 		cc -std=c11 -Wall -Werror prog.c $(pkg-config --cflags --libs choke) -o prog-shared \
 			>/root/cc.out 2>&1 &&
 		ldd prog-shared | grep -q 'libchoke.so.0 => /[^ ]*/libchoke.so.0 ' &&

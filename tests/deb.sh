@@ -114,6 +114,7 @@ cp /etc/resolv.conf "$root/etc/"
 mkdir -p "$root/root/debs"
 cp $debs "$root/root/debs/"
 cp tests/deb-root.sh "$root/root/deb-root.sh"
+echo "$version" >"$root/root/version"
 mkdir -p "$root/root/example"
 # README's program, as tests/install.sh takes it
 sed -n '/^```c$/,/^```$/p' README.md | sed '1d;$d' >"$root/root/example/prog.c"

@@ -5,8 +5,8 @@
 # -us -uc` in a copy of the working tree (never in the tree itself: a
 # package build cleans), then lintian over them. Everything lands in
 # build/deb/: the .deb files, the .changes and .buildinfo, build.log and
-# lintian.log. Fails when the versions disagree (debian/changelog, the
-# Makefile, kmod/dkms.conf), when the build fails, or when lintian reports
+# lintian.log. Fails when debian/changelog's version is not the file
+# VERSION's (the one version: docs/release.md), when the build fails, or when lintian reports
 # an error or a warning (the overrides in debian/*.lintian-overrides carry
 # their reasons).
 #
@@ -25,11 +25,12 @@ for t in dpkg-buildpackage dpkg-parsechangelog lintian dh_dkms; do
 		{ echo "build-deb: missing $t (tools/deps.sh deb installs it)" >&2; exit 2; }
 done
 version=$(dpkg-parsechangelog -l debian/changelog -S Version)
-make_version=$(sed -n 's/^VERSION := //p' Makefile)
-dkms_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' kmod/dkms.conf)
-if [ "$version" != "$make_version" ] || [ "$version" != "$dkms_version" ]; then
-	echo "build-deb: versions disagree: debian/changelog $version, Makefile $make_version," \
-		"kmod/dkms.conf $dkms_version" >&2
+upstream=$(cat VERSION)
+# a native package: its version is the upstream one (a Debian revision
+# would be VERSION-N)
+if [ "${version%-*}" != "$upstream" ]; then
+	echo "build-deb: debian/changelog says $version, the file VERSION $upstream" \
+		"(docs/release.md: the changelog follows VERSION)" >&2
 	exit 1
 fi
 

@@ -48,7 +48,7 @@ NO_COMMENT = [
     "fuzz/corpus/*", "fuzz/regress/*",
     "tests/sim/golden/*", "tests/bridge/golden/*",
     "debian/changelog", "debian/source/format", "debian/copyright",
-    "debian/choke-dkms.dkms",
+    "debian/choke-dkms.dkms", "VERSION", "NEWS",
 ]
 
 

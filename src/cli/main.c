@@ -10,7 +10,10 @@
 
 #include "cli.h"
 
-#define CHOKE_VERSION "0.1.0"
+/* from the file VERSION, by the Makefile (docs/release.md) */
+#ifndef CHOKE_VERSION
+#error "CHOKE_VERSION is not defined: build with the Makefile (it passes VERSION)"
+#endif
 
 static const struct cli_cmd *const commands[] = {
 	&cli_cmd_params,
