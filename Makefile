@@ -118,7 +118,7 @@ all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST) $(DEMO) $(TC_PLUGIN)
 # check-one is check's, eval-kernel-peers check-kernel's; anything but the
 # names below (all, install, a file) is build's; clean and uninstall need none.
 DEPS ?= yes
-DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel ns3 deb check-deb
+DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel ns3 deb check-deb dist check-dist
 deps_of = $(if $(filter check-one,$1),check,$(if $(filter check-ns3 ns3-compare,$1),ns3,$(if \
 	$(filter eval-kernel-peers,$1),check-kernel,$(if $(filter $(DEPS_GOALS),$1),$1,$(if \
 	$(filter clean uninstall,$1),,build)))))
@@ -298,6 +298,17 @@ check: | deps
 		CHOKE=./build/gcc/choke sh tests/exporter.sh; \
 	else echo "SKIP replay-real, bridge, exporter: need root (network namespaces); CI runs them"; fi
 	@echo "make check: all passed"
+
+# The release tarball (docs/release.md): build/dist/choke-VERSION.tar.gz from
+# the committed tree (HEAD), the same bytes from the same commit, with its
+# SHA-256 beside it (tools/dist.sh); check-dist builds it twice and runs
+# make demo and the unit tests in it, unpacked elsewhere (tests/dist.sh).
+.PHONY: dist check-dist
+dist: | deps
+	sh tools/dist.sh
+
+check-dist: | deps
+	sh tests/dist.sh
 
 # The kernel module (kmod/, docs/kernel.md), against the running kernel's
 # headers or KDIR=...; and its User-Mode Linux harness (not part of check:
