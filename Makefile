@@ -61,8 +61,8 @@ BRIDGE_SRC := src/bridge/bridge.c src/bridge/runtime.c src/bridge/config.c \
 # options declared once, for the command line and the bridge's config file
 BRIDGE_SRC += src/util/opt.c
 # the exporter (src/exporter/, docs/operations.md)
-EXPORTER_SRC := src/exporter/exporter.c src/exporter/http.c src/exporter/merge.c \
-	src/exporter/nlqdisc.c src/exporter/qdisc_om.c
+EXPORTER_SRC := src/exporter/exporter.c src/exporter/ask.c src/exporter/http.c \
+	src/exporter/merge.c src/exporter/nlqdisc.c src/exporter/qdisc_om.c
 CLI_SRC := src/cli/main.c src/util/cmdline.c src/cli/cmd_params.c src/cli/cmd_demo_open_loop.c \
 	src/cli/workload.c src/cli/cmd_replay.c src/replay/replay.c \
 	src/cli/cmd_bridge.c $(BRIDGE_SRC) src/cli/cmd_exporter.c $(EXPORTER_SRC)
@@ -120,8 +120,8 @@ all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST) $(DEMO) $(TC_PLUGIN)
 DEPS ?= yes
 DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel ns3 deb check-deb dist check-dist
 deps_of = $(if $(filter check-one,$1),check,$(if $(filter check-ns3 ns3-compare,$1),ns3,$(if \
-	$(filter eval-kernel-peers,$1),check-kernel,$(if $(filter $(DEPS_GOALS),$1),$1,$(if \
-	$(filter clean uninstall,$1),,build)))))
+	$(filter eval-kernel-peers,$1),check-kernel,$(if $(filter check-dkms-newest,$1),check-deb,$(if \
+	$(filter $(DEPS_GOALS),$1),$1,$(if $(filter clean uninstall,$1),,build))))))
 DEPS_FOR := $(sort $(foreach g,$(or $(MAKECMDGOALS),all),$(call deps_of,$g)))
 .PHONY: deps
 deps:
@@ -329,6 +329,13 @@ deb: | deps
 
 check-deb: deb | deps
 	sh tests/deb.sh
+
+# choke-dkms against the newest kernel headers Debian 12 offers
+# (bookworm-backports), built by DKMS in a fresh root (tests/dkms-newest.sh;
+# not in CI: it downloads a kernel; docs/kernel.md has the result)
+.PHONY: check-dkms-newest
+check-dkms-newest: deb | deps
+	sh tests/dkms-newest.sh
 
 # The netlink fuzzer, 10^5 requests against mainline and ours in UML, and
 # the per-packet cost table (docs/kernel.md has the results of both).

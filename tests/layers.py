@@ -30,7 +30,8 @@ ALLOWED = {
     "sim": {"core", "params", "util"},
     "replay": {"core", "params", "pkt", "util"},
     "bridge": {"core", "params", "pkt", "util"},
-    "exporter": {"core", "params", "util", "bridge"},
+    # the exporter reads the module's chokeplus xstats from kmod/chokeplus.h
+    "exporter": {"core", "params", "util", "bridge", "kmod"},
     "cli": {"core", "params", "pkt", "util", "sim", "replay", "bridge", "exporter"},
     "kmod": {"core"},
     # kmod/tc: the tc plugin of the module's chokeplus id, userspace: the

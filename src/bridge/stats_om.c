@@ -256,7 +256,7 @@ static void om_interfaces(FILE *f, const struct stats_snapshot *s)
 	om_family(f, "choke_bridge_interface_up", "gauge",
 		  "1 if the interface is up (or does not report carrier).");
 	for (i = 0; i < 2; i++) {
-		fputs("choke_bridge_interface_up{interface=", f);
+		fputs("choke_bridge_interface_up{device=", f);
 		om_label_value(f, ifs[i]->name);
 		om_end_u(f, (uint64_t)ifs[i]->up);
 	}
@@ -266,7 +266,7 @@ static void om_interfaces(FILE *f, const struct stats_snapshot *s)
 		for (i = 0; i < 2; i++) {
 			if (ifs[i]->c[c] < 0)
 				continue;
-			fprintf(f, "%s{interface=", name[c]);
+			fprintf(f, "%s{device=", name[c]);
 			om_label_value(f, ifs[i]->name);
 			om_end_u(f, (uint64_t)ifs[i]->c[c]);
 		}
