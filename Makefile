@@ -402,7 +402,7 @@ install: all $(BUILD)/choke.pc $(BUILD)/choke.1
 # alone; tc's own functions (addattr_l, print_color_uint, ...) resolve when
 # tc loads it.
 $(TC_PLUGIN): kmod/tc/q_chokeplus.c kmod/chokeplus.h $(STATIC) $(HDRS) | deps
-	$(CC) $(LIB_CFLAGS) -fvisibility=hidden -shared -o $@ kmod/tc/q_chokeplus.c \
+	$(CC) $(LIB_CFLAGS) -fvisibility=hidden -shared $(LDFLAGS) -o $@ kmod/tc/q_chokeplus.c \
 		-Wl,--exclude-libs,ALL $(STATIC) -lm
 
 # The plugin loaded as tc loads it, this program standing in for tc.

@@ -13,7 +13,7 @@ set -u
 fails=0
 ok() { echo "ok   $1"; }
 bad() { fails=$((fails + 1)); echo "FAIL $1: $2"; }
-PKGS="choke-dkms choke libchoke-dev libchoke0"
+PKGS="choke-dkms tc-chokeplus choke libchoke-dev libchoke0"
 
 snapshot() {
 	# A machine with a kernel has its module index (modules.dep...), which
@@ -128,11 +128,31 @@ install_and_use() {
 	else
 		bad units-verify "$(cat /root/verify.out)"
 	fi
-	if [ -f /etc/choke/bridge.conf.example ] &&
-		choke bridge --config /etc/choke/bridge.conf.example 2>&1 | grep -q 'no such interface: eth1'; then
-		ok "config-example: /etc/choke/bridge.conf.example reads (then: no such interface: eth1)"
+	ex=/usr/share/doc/choke/examples/bridge.conf.example
+	if [ -f $ex ] && [ -d /etc/choke ] && [ -z "$(ls -A /etc/choke)" ] &&
+		! dpkg-query --control-show choke conffiles >/dev/null 2>&1 &&
+		choke bridge --config $ex 2>&1 | grep -q 'no such interface: eth1'; then
+		ok "config-example: $ex reads (then: no such interface: eth1); /etc/choke empty, no conffile"
 	else
-		bad config-example "$(choke bridge --config /etc/choke/bridge.conf.example 2>&1)"
+		bad config-example "$(ls -A /etc/choke; choke bridge --config $ex 2>&1)"
+	fi
+	# the exporter's user and the sockets' group (debian/choke.sysusers)
+	if getent group choke >/dev/null && getent passwd _choke-exporter >/dev/null &&
+		id -nG _choke-exporter | tr ' ' '\n' | grep -qx choke &&
+		[ "$(getent passwd _choke-exporter | cut -d: -f7)" = /usr/sbin/nologin ] &&
+		[ "$(getent passwd _choke-exporter | cut -d: -f3)" -lt 1000 ]; then
+		ok "sysusers: the group choke, the system user _choke-exporter in it ($(id _choke-exporter))"
+	else
+		bad sysusers "$(getent group choke; getent passwd _choke-exporter)"
+	fi
+	# tc's chokeplus through the plugin of tc-chokeplus, from tc's own
+	# directory (help and a refusal are the plugin's alone: nothing reaches
+	# the kernel, which here is the host's)
+	if tc qdisc add dev lo root chokeplus help 2>&1 | grep -q '^Usage: ... chokeplus limit PACKETS' &&
+		tc qdisc add dev lo root chokeplus limit 100 protect 7 2>&1 | grep -q '^chokeplus: .*protect'; then
+		ok "tc-plugin: tc loads q_chokeplus.so from $(dirname "$(dpkg -L tc-chokeplus | grep q_chokeplus.so)"): $(tc qdisc add dev lo root chokeplus limit 100 protect 7 2>&1 | head -1)"
+	else
+		bad tc-plugin "$(tc qdisc add dev lo root chokeplus help 2>&1 | head -2; tc qdisc add dev lo root chokeplus limit 100 protect 7 2>&1 | head -2)"
 	fi
 }
 

@@ -46,8 +46,9 @@ packages() {
 		echo "$(packages build) g++ pkg-config libns3-dev" ;;
 	deb)	# make deb: dpkg-buildpackage, the dkms helper, lintian
 		echo "$(packages build) debhelper dh-dkms dpkg-dev lintian dkms" ;;
-	check-deb) # tests/deb.sh: the packages in a fresh root, booted by systemd-nspawn
-		echo "$(packages deb) $(packages fresh) systemd-container python3" ;;
+	check-deb) # tests/deb.sh: the packages in a fresh root, booted by systemd-nspawn;
+		# the boot's Prometheus is the host's binary, bound in
+		echo "$(packages deb) $(packages fresh) systemd-container python3 prometheus" ;;
 	dist)	# make dist: the tarball from git
 		echo "git tar gzip coreutils" ;;
 	check-dist) # tests/dist.sh: make dist twice, then make demo and the unit tests in it
