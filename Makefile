@@ -276,6 +276,7 @@ check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) 
 # Every configuration CI cares about.
 check: | deps
 	python3 tests/layers.py
+	python3 tests/testing-doc.py
 	python3 tools/licences.py --check
 	@if command -v reuse >/dev/null 2>&1; then reuse lint -q && echo "reuse lint: compliant"; \
 	else echo "SKIP reuse lint: the reuse tool is not installed (Debian package reuse; tools/deps.sh check installs it)"; fi
