@@ -61,15 +61,24 @@ fi
 headers=$(in_root "dpkg-query -W -f '\${Version}' linux-headers-amd64")
 kvers=$(ls "$root/lib/modules" | sort -V)
 newest=$(echo "$kvers" | tail -1)
-in_root "dkms status" >"$work/status" 2>&1
+in_root "dkms status" >"$work/status" 2>>"$log"
 cat "$work/status" >>"$log"
-ko=$root/lib/modules/$newest/updates/dkms/sch_libchoke.ko
-if grep -q "^sch_libchoke/$version, $newest, [^:]*: installed" "$work/status" && [ -f "$ko" ] &&
+# (DKMS compresses the module as the kernel's own are: .ko.xz for 6.12)
+ko=$(ls "$root/lib/modules/$newest/updates/dkms/"sch_libchoke.ko* 2>/dev/null | head -1)
+if grep -qF "sch_libchoke/$version, $newest, " "$work/status" && grep -q ': installed' "$work/status" &&
+	[ -n "$ko" ] &&
 	[ "$(modinfo -F version "$ko")" = "$version" ] &&
 	modinfo -F vermagic "$ko" | grep -q "^$newest "; then
-	ok "built: sch_libchoke $version by DKMS for $newest (linux-headers-amd64 $headers from $SUITE): $(modinfo -F vermagic "$ko")"
+	ok "built: sch_libchoke $version by DKMS for $newest (linux-headers-amd64 $headers from $SUITE; $(basename "$ko")): $(modinfo -F vermagic "$ko")"
 else
-	bad built "$(cat "$work/status"); $(grep -i -B2 -A8 'error' "$log" | tail -20)"
+	bad built "$(cat "$work/status"); $(ls "$root/lib/modules/$newest/updates/dkms/" 2>&1); $(grep -i -B2 -A8 'error' "$log" | tail -20)"
 fi
+# every kernel of the root: the older series' (if any) too
+for k in $kvers; do
+	[ "$k" = "$newest" ] && continue
+	if grep -qF "sch_libchoke/$version, $k, " "$work/status"; then
+		ok "also: $(grep -F "sch_libchoke/$version, $k, " "$work/status")"
+	fi
+done
 echo "dkms-newest: $fails failed (log: $log)"
 [ $fails = 0 ]
