@@ -164,8 +164,14 @@ static int nlq_options(struct nlq_qdisc *q, const struct nlq_attr *opt)
 
 		if (nlq_attrs(opt->p, opt->len, tp, TCA_CHOKEPLUS_MAX))
 			return -1;
-		if (tp[TCA_CHOKEPLUS_VARIANT].present && tp[TCA_CHOKEPLUS_VARIANT].len >= sizeof(v)) {
-			memcpy(&v, tp[TCA_CHOKEPLUS_VARIANT].p, sizeof(v));
+		/* 0.1.0's module sends the first 4 bytes only; later fields
+		 * read as 0 then */
+		if (tp[TCA_CHOKEPLUS_VARIANT].present &&
+		    tp[TCA_CHOKEPLUS_VARIANT].len >= TC_CHOKEPLUS_VARIANT_V1_LEN) {
+			size_t n = tp[TCA_CHOKEPLUS_VARIANT].len;
+
+			memset(&v, 0, sizeof(v));
+			memcpy(&v, tp[TCA_CHOKEPLUS_VARIANT].p, n < sizeof(v) ? n : sizeof(v));
 			q->has_variant = 1;
 			q->variant = v.variant;
 			q->draws = v.draws;

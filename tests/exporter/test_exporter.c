@@ -261,7 +261,10 @@ static void test_fixture(const char *base)
 	CHECK(s.n >= 3, "%s: %zu choke qdiscs, the guest made 3", base, s.n);
 	for (i = 0; i < s.n; i++)
 		CHECK(s.q[i].has_basic && s.q[i].has_queue && s.q[i].has_parms && s.q[i].has_max_p &&
-		      s.q[i].nx == (s.q[i].kind == NLQ_CHOKEPLUS ? NLQ_NX : NLQ_NX_CHOKE) &&
+		      /* chokeplus: protect's field at least (the recordings are
+		       * of a module before protect_marked and lane) */
+		      (s.q[i].kind == NLQ_CHOKEPLUS ? s.q[i].nx > NLQ_X_protect && s.q[i].nx <= NLQ_NX
+						    : s.q[i].nx == NLQ_NX_CHOKE) &&
 		      s.q[i].has_variant == (s.q[i].kind == NLQ_CHOKEPLUS),
 		      "%s: qdisc %zu lacks attributes", base, i);
 	for (i = 0; i < s.n; i++)
@@ -396,8 +399,8 @@ static void mb_choke(struct mb *m, uint32_t seq, int ifindex, const char *kind, 
 	struct tc_red_qopt o = { 300, 25, 75, 9, 20, 12, TC_RED_ECN };
 	struct gnet_stats_basic b = { 1ull << 40, 1234 };
 	struct gnet_stats_queue q = { 7, 10500, 100, 1, 60 };
-	struct tc_chokeplus_xstats x = { 20, 10, 4, 5, 30, 7 };
-	struct tc_chokeplus_variant v = { 1, 2, 64 };
+	struct tc_chokeplus_xstats x = { 20, 10, 4, 5, 30, 7, 3, 11 };
+	struct tc_chokeplus_variant v = { 1, 2, 64, 0, 0, 0, 0 };
 	int plus = !strcmp(kind, "chokeplus");
 	uint64_t p64 = 5000000000ull;
 	uint32_t maxp = 0x1000000;
