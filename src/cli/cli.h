@@ -11,7 +11,7 @@
 #include "choke/params.h"
 #include "../util/cmdline.h"
 
-/* "0.2.0": the file VERSION, compiled into main.c (docs/release.md) */
+/* "X.Y.Z": the file VERSION, compiled into main.c (docs/release.md) */
 extern const char choke_version[];
 
 extern const struct cli_cmd cli_cmd_params;
