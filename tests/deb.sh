@@ -144,8 +144,11 @@ StandardOutput=file:/out/boot.log
 StandardError=inherit
 TimeoutStartSec=240
 EOF
+# (CAP_IPC_LOCK and bpf(), which nspawn does not give by default and
+# choke-bridge-xdp@ needs: its UMEM is locked memory, libxdp loads its XSK
+# program)
 timeout -k 10 300 systemd-nspawn -q --register=no --keep-unit --volatile=overlay --private-network \
-	-D "$root" --bind="$work/out:/out" --bind-ro="$top/tests/deb-boot.sh:/choke-boot.sh" \
+	--capability=CAP_IPC_LOCK --system-call-filter=bpf -D "$root" --bind="$work/out:/out" --bind-ro="$top/tests/deb-boot.sh:/choke-boot.sh" \
 	--bind-ro="$work/choke-test.service:/etc/systemd/system/choke-test.service" \
 	-b -- systemd.unit=choke-test.service >"$work/console.log" 2>&1
 st=$?

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <xdp/libxdp.h>
@@ -276,7 +277,7 @@ static int open_sockets(struct xdpb *x, int *errnum, char *err, size_t errlen)
 			break;
 		close_all(x);
 		if (r == -EPERM || r == -EACCES || r == -EBUSY || r == -EEXIST ||
-		    r == -ENOMEM || r == -ENODEV || r == -EAFNOSUPPORT)
+		    r == -ENOMEM || r == -ENODEV || r == -EAFNOSUPPORT || r == -ENOBUFS)
 			break; /* no other mode will do better */
 	}
 	*errnum = r;
@@ -286,7 +287,15 @@ static int open_sockets(struct xdpb *x, int *errnum, char *err, size_t errlen)
 		snprintf(err, errlen, "AF_XDP %s%s: %s (needs CAP_NET_ADMIN, CAP_NET_RAW, "
 			 "CAP_SYS_ADMIN and CAP_IPC_LOCK: run as root)",
 			 which ? "socket on " : "UMEM", which ? which : "", strerror(-r));
-	else if (r == -EAFNOSUPPORT)
+	else if (r == -ENOBUFS && !which) {
+		struct rlimit rl;
+
+		getrlimit(RLIMIT_MEMLOCK, &rl);
+		snprintf(err, errlen, "AF_XDP UMEM of %zu MiB: more than the locked-memory limit "
+			 "(RLIMIT_MEMLOCK, %llu KiB) allows without CAP_IPC_LOCK; raise it "
+			 "(ulimit -l; LimitMEMLOCK=infinity under systemd)", x->area_len >> 20,
+			 (unsigned long long)(rl.rlim_cur >> 10));
+	} else if (r == -EAFNOSUPPORT)
 		snprintf(err, errlen, "AF_XDP sockets are not allowed here (%s; under systemd "
 			 "run backend xdp as choke-bridge-xdp@.service, whose "
 			 "RestrictAddressFamilies= has AF_XDP)", strerror(-r));
