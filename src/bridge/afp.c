@@ -23,6 +23,7 @@ static int sock_err(char *err, size_t len, const char *what, const char *ifname)
 			 "run as root)", what, ifname, strerror(e));
 	else
 		snprintf(err, len, "%s on %s: %s", what, ifname, strerror(e));
+	errno = e; /* for the caller to tell a vanished interface (ENODEV) */
 	return -1;
 }
 

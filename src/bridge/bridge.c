@@ -400,9 +400,12 @@ static void mtu_check(struct bridge *br, int k)
  * message. */
 static int relock(struct bridge *br, int k, char *err, size_t errlen)
 {
+	const char *name = k ? br->run.out : br->run.in;
 	struct rt_lock l;
 
-	if (rt_lock_iface(k ? br->run.out : br->run.in, &l, err, errlen))
+	if (rt_ifindex(name) == br->lock[k].ifindex)
+		return 0; /* held already (an attempt to re-open that failed) */
+	if (rt_lock_iface(name, &l, err, errlen))
 		return -1;
 	rt_unlock_iface(&br->lock[k]);
 	br->lock[k] = l;
@@ -515,6 +518,10 @@ static void follow(struct bridge *br)
 		if (!br->run.xdp &&
 		    (afp_rx_rebind(&br->d[k].rx, name, l, err, sizeof(err)) ||
 		     afp_tx_rebind(&br->d[1 - k].tx, name, l, err, sizeof(err)))) {
+			if (errno == ENODEV) { /* gone again: the next notification */
+				fprintf(stderr, "choke: bridge: %s\n", err);
+				continue;
+			}
 			fail(br, "cannot follow %s to its new interface: %s", name, err);
 			return;
 		}
