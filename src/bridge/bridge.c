@@ -422,6 +422,7 @@ static int reopen_xdp(struct bridge *br, int *errnum, char *err, size_t errlen)
 	uint8_t *held;
 	int i;
 
+	link_state(br); /* nothing more for a deleted interface's ring */
 	for (i = 0; i < br->ndirs; i++) { /* what has arrived, taken in */
 		dp_receive(&br->d[i], now_ns());
 		br->d[i].st.rx_ring_drops += dp_kernel_drops(&br->d[i]);
