@@ -30,6 +30,10 @@ int dp_pool_grow(struct dp_dir *d, uint32_t n)
 			d->chunks = nc;
 		return -1;
 	}
+	/* touched now, so that the data path never takes a page fault on
+	 * them (and the bridge's memory does not creep up as the queue first
+	 * reaches new depths) */
+	memset(bufs, 0, (size_t)n * d->max_frame);
 	d->chunks = nc;
 	d->chunks[d->nchunks++] = chunk;
 	d->chunks[d->nchunks] = NULL;
