@@ -384,9 +384,9 @@ static int fls64(uint64_t x)
 }
 
 /* 0 admit, 1 mark, 2 drop: above the allowance with probability
- * 1 - allowance / rate, the allowance cut by a 16th per doubling of the
- * rate beyond the first (at most 8); an ECT packet of a flow within two
- * doublings is marked instead when the queue has ecn */
+ * 1 - allowance / rate, the allowance times unresp for a flow two doublings
+ * or more above it; an ECT packet of a flow within that is marked instead
+ * when the queue has ecn */
 static int pr_verdict(struct refq *m, unsigned entry, int ect)
 {
 	uint64_t allow = pr_fair(m), rate;
@@ -404,7 +404,7 @@ static int pr_verdict(struct refq *m, unsigned entry, int ect)
 		return 0;
 	lg = fls64(rate) - fls64(allow);
 	if (lg > 1)
-		allow -= allow * (uint64_t)(lg - 1 > 8 ? 8 : lg - 1) / 16;
+		allow = allow * m->pr.unresp / 256;
 	if (((uint64_t)m->rnd(m->rnd_ctx) * rate >> 32) < allow)
 		return 0;
 	if (lg <= 1 && (m->cfg.flags & CHOKE_FLAG_ECN) && ect)
@@ -520,6 +520,24 @@ static void pr_interval_end(struct refq *m, uint64_t now)
 	if (d == UINT64_MAX)
 		d = m->pr.probe >= 0 && now > m->pr.probe_ns ? now - m->pr.probe_ns : 0;
 	pr_correct(m, d > m->pr.goal_ns && !m->pr.idle_ns, d < m->pr.goal_ns);
+	/* what the flows between half and twice the fair counter reach, on
+	 * average, over it (Q8, each at most 1), not below 1/2 */
+	{
+		uint64_t f = pr_fair(m), sum = 0;
+		unsigned i, n = 0;
+
+		for (i = 0; f && i < m->pr.entries; i++) {
+			uint64_t r = pr_decay(m->pr.e[i].rate, m->pr.clock - m->pr.e[i].stamp);
+
+			if (!m->pr.e[i].rate || r * 2 < f || r > f * 2)
+				continue;
+			sum += r > f ? 256 : (r * 256) / f;
+			n++;
+		}
+		m->pr.unresp = n ? (uint32_t)(sum / n) : 256;
+		if (m->pr.unresp < 128)
+			m->pr.unresp = 128;
+	}
 	m->pr.idle_ns = 0;
 	m->pr.delay_ns = UINT64_MAX;
 	m->pr.step_ns = now;
@@ -595,6 +613,7 @@ static void protect_configure(struct refq *m, unsigned old_entries, uint64_t old
 		m->pr.step_ns = m->pr.idle_ns = 0;
 		m->pr.delay_ns = UINT64_MAX;
 		m->pr.clock = 0;
+		m->pr.unresp = 256;
 		m->pr.wstart_ns = m->pr.wbytes = m->pr.widle_ns = 0;
 		m->pr.wmaxlen = 0;
 		memset(m->pr.seen, 0, sizeof(m->pr.seen));

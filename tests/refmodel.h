@@ -56,6 +56,7 @@ struct ref_protect {
 	uint64_t probe_ns, step_ns, idle_ns, delay_ns;
 	uint64_t wstart_ns, wbytes, widle_ns;
 	uint32_t wmaxlen;
+	uint32_t unresp;      /* Q8: an unresponsive flow's part of the allowance */
 };
 
 struct refq {

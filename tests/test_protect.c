@@ -10,6 +10,7 @@
  */
 #include <math.h>
 
+#include "../src/core/protect.h" /* protect_unresponsive, on a constructed state */
 #include "choke/params.h"
 #include "corelib.h"
 #include "testlib.h"
@@ -326,62 +327,82 @@ static void test_protect_allowance(void)
 	thost_free(&th);
 }
 
-/* An unresponsive flow, far above its allowance, is held below it: the
- * allowance loses a 16th per doubling of the flow's rate beyond the first
- * (fls(r) - fls(A) doublings, counted from the counters' top bits), half
- * at most. Within one doubling nothing is taken off. */
-static void test_protect_unresponsive_penalty(void)
+/*
+ * An unresponsive flow under `target`: a flow two doublings or more above
+ * its allowance (fls(r) - fls(A) >= 2) is held to the allowance times
+ * unresp, what the flows between half and twice the fair counter reach
+ * (their counters over F, each at most 1, averaged; 1/2 at least),
+ * recomputed every 100 ms. Within a doubling, and without `target`,
+ * nothing is taken off.
+ */
+static void test_protect_unresponsive(void)
 {
 	struct choke_config c = pcfg(100, 4, 90, 8);
 	struct thost th;
-	static const uint32_t times[] = { 1, 2, 3, 4, 8, 16, 64, 1024, 30000 };
-	uint64_t F;
-	size_t k;
+	uint64_t F, r;
+	uint32_t k;
+	int tgt;
 
-	REQUIRE(thost_init_values(&th, &c) == 0);
-	th.q.kind = CHOKE_KIND_FIFO;
-	for (k = 0; k < 10; k++)
-		TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 500 + k, 0, 0, &th.v));
-	th.q.kind = CHOKE_KIND_CHOKE;
-	set_share(&th.q, 1u << 26, 256); /* F = 2^26 / ln 2 / 256, about 378k */
-	F = th.q.pr.fair;
-	th.q.pr.e[5].flow = 42;
-	for (k = 0; k < sizeof(times) / sizeof(times[0]); k++) {
-		uint64_t r = F * times[k] + F / 3, allow = F;
-		int lg = 0, e;
-		uint64_t x;
-
-		if (r > 0xffffffffu)
-			r = 0xffffffffu;
-		for (x = r; x; x >>= 1)
-			lg++;
-		for (x = F; x; x >>= 1)
-			lg--;
-		if (lg > 1)
-			allow -= allow * (uint64_t)(lg - 1 > 8 ? 8 : lg - 1) / 16;
-		/* the rate after this arrival: r */
+	for (tgt = 0; tgt < 2; tgt++) {
+		c.target_us = tgt ? 5000 : 0;
+		REQUIRE(thost_init_values(&th, &c) == 0);
+		th.q.kind = CHOKE_KIND_FIFO;
+		for (k = 0; k < 10; k++)
+			TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 500 + k, 0, 0, &th.v));
+		th.q.kind = CHOKE_KIND_CHOKE;
+		th.q.pr.congested = 1; /* the allowance: F */
+		set_share(&th.q, 1u << 26, 256);
+		F = th.q.pr.fair;
+		CHECK_EQ(th.q.pr.unresp, 256);
+		/* the others reach 7/8 of F on average: entries 0, 1 at 3F/4 and
+		 * F, entry 2 at 3 F (left out), entry 3 at F/4 (left out) */
+		th.q.pr.e[0].flow = 1, th.q.pr.e[0].rate = (uint32_t)(F * 3 / 4);
+		th.q.pr.e[1].flow = 2, th.q.pr.e[1].rate = (uint32_t)F;
+		th.q.pr.e[2].flow = 3, th.q.pr.e[2].rate = (uint32_t)(3 * F);
+		th.q.pr.e[3].flow = 4, th.q.pr.e[3].rate = (uint32_t)(F / 4);
+		for (k = 0; k < 4; k++)
+			th.q.pr.e[k].stamp = th.q.pr.clock;
+		protect_unresponsive(&th.q);
+		CHECK_EQ(th.q.pr.unresp, (192 + 256) / 2);
+		/* a flood at 8 F: held at F 224/256 with target (without it the
+		 * mean is not used: unresp stays 256) */
+		if (!tgt)
+			th.q.pr.unresp = 256;
+		th.q.pr.e[5].flow = 42;
+		r = 8 * F;
 		th.q.pr.e[5].rate = (uint32_t)r - 100;
 		th.q.pr.e[5].stamp = th.q.pr.clock;
 		th.rnd.pos = th.rnd.nscript = 0;
-		trand_push(&th.rnd, (uint32_t)((allow << 32) / r) - 1); /* just under */
-		e = choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v);
-		CHECK(e != CHOKE_DROP_PROTECT);
-		th.q.pr.e[5].rate = (uint32_t)r - 100;
+		{
+			uint64_t allow = tgt ? F * 224 / 256 : F;
+
+			trand_push(&th.rnd, (uint32_t)((allow << 32) / r) - 1); /* just under */
+			CHECK(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v) !=
+			      CHOKE_DROP_PROTECT);
+			th.q.pr.e[5].rate = (uint32_t)r - 100;
+			th.rnd.pos = th.rnd.nscript = 0;
+			trand_push(&th.rnd, (uint32_t)(((allow << 32) + r - 1) / r)); /* at it */
+			CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v),
+				 CHOKE_DROP_PROTECT);
+		}
+		/* within a doubling (1.5 F): the whole F */
+		th.q.pr.e[5].rate = (uint32_t)(F + F / 2) - 100;
+		r = F + F / 2;
 		th.rnd.pos = th.rnd.nscript = 0;
-		trand_push(&th.rnd, (uint32_t)(((allow << 32) + r - 1) / r)); /* just at it */
-		CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v),
-			 CHOKE_DROP_PROTECT);
-		/* the cut: none within a doubling, at most half */
-		CHECK(allow * 2 >= F);
-		if (times[k] < 2)
-			CHECK_EQ(allow, F);
-		if (times[k] >= 1024)
-			CHECK_EQ(allow, F - F * 8 / 16);
-		(void)choke_dequeue(&th.q, 0, NULL);
-		TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 600, 0, 0, &th.v));
+		trand_push(&th.rnd, (uint32_t)((F << 32) / r) - 1);
+		CHECK(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v) != CHOKE_DROP_PROTECT);
+		/* nobody near the share: nothing taken off; at half: half */
+		for (k = 0; k < 4; k++)
+			th.q.pr.e[k].rate = 0;
+		protect_unresponsive(&th.q);
+		CHECK_EQ(th.q.pr.unresp, 256);
+		th.q.pr.e[5].rate = 0;
+		th.q.pr.e[0].rate = (uint32_t)(F / 2) + 1;
+		protect_unresponsive(&th.q);
+		CHECK_EQ(th.q.pr.unresp, 128);
+		INV(&th.q);
+		thost_free(&th);
 	}
-	INV(&th.q);
-	thost_free(&th);
 }
 
 /* ECN: an ECT arrival of a flow within two doublings of its allowance is
@@ -1365,7 +1386,7 @@ const struct tl_test protect_tests[] = {
 	{ "protect/sample-and-decay", test_protect_sample_and_decay },
 	{ "protect/match-enters", test_protect_match_enters },
 	{ "protect/allowance", test_protect_allowance },
-	{ "protect/unresponsive-penalty", test_protect_unresponsive_penalty },
+	{ "protect/unresponsive", test_protect_unresponsive },
 	{ "protect/ecn", test_protect_ecn },
 	{ "protect/replacement", test_protect_replacement },
 	{ "protect/share-and-boost", test_protect_share_and_boost },

@@ -315,6 +315,8 @@ struct choke_protect {
 	uint64_t goal_ns;     /* the delay aimed at: target, or three of the
 				 largest packets' transmission times */
 	uint32_t wmaxlen;     /* the largest packet departed in the window */
+	uint32_t unresp;      /* `target`: an unresponsive flow's allowance,
+				 Q8 of the others' (128..256) */
 	uint64_t seen[CHOKE_PROTECT_BINS / 64]; /* this window's bins */
 	/* where a flow value's entry was last found, by its low byte (a
 	 * hint checked against the entry: never changes a decision) */

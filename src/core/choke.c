@@ -517,6 +517,7 @@ static void protect_configure(struct choke *q, uint16_t old_protect, uint64_t ol
 	}
 	if (!old_protect) {
 		q->pr.clock = 0;
+		q->pr.unresp = 256;
 		q->pr.wstart_ns = q->pr.wbytes = q->pr.widle_ns = 0;
 		q->pr.wmaxlen = 0;
 		q->pr.share = PROTECT_SHARE_MAX;
@@ -617,10 +618,10 @@ static inline int protect_verdict(struct choke *q, uint32_t e, unsigned pkt_flag
 		return PROTECT_ADMIT;
 	/* how many times the flow doubles its allowance, about */
 	lg = (uint32_t)(fls64_(r) - fls64_(allow));
-	/* an unresponsive flow: a 16th less per doubling beyond the first,
-	 * at most half */
+	/* `target`: a flow two doublings or more above (it does not back off)
+	 * gets what the flows that back off reach (src/core/protect.h) */
 	if (lg > 1)
-		allow -= allow * (lg - 1 > 8 ? 8 : lg - 1) / 16;
+		allow = (allow * q->pr.unresp) >> 8;
 	if ((((uint64_t)choke_random(q) * r) >> 32) < allow)
 		return PROTECT_ADMIT;
 	/* ECN: a flow within twice its allowance that can be marked is

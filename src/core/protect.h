@@ -353,6 +353,33 @@ static inline void protect_step_end(struct choke *q, uint64_t now_ns)
 	q->pr.idled = 0;
 }
 
+/*
+ * `target`: what the flows that back off reach. The mean, over the tracked
+ * flows between half and twice the fair counter F (TCP near its share;
+ * lighter flows and floods left out), of their counters over F, in Q8,
+ * between 1/2 and 1: a flow two doublings or more above its allowance
+ * is held to the allowance times this. Where TCP cannot use its whole
+ * share (long round trips regrow slowly) a flood would otherwise take
+ * what it leaves; where TCP uses it, nothing is taken off.
+ */
+static inline void protect_unresponsive(struct choke *q)
+{
+	uint64_t f = q->pr.fair, sum = 0;
+	uint32_t i, n = 0;
+
+	for (i = 0; f && i < q->protect; i++) {
+		uint64_t r = protect_decay(q->pr.e[i].rate, q->pr.clock - q->pr.e[i].stamp);
+
+		if (!q->pr.e[i].rate || r * 2 < f || r > f * 2)
+			continue;
+		sum += r > f ? 256 : protect_div64(r << 8, f);
+		n++;
+	}
+	q->pr.unresp = n ? (uint32_t)protect_div64(sum, n) : 256;
+	if (q->pr.unresp < 128)
+		q->pr.unresp = 128;
+}
+
 /* `target`: every PROTECT_INTERVAL_NS (the first departure after it ends)
  * the boost is corrected: congested if every delay measured in the
  * interval was above the target (or, none measured, the packet timed now
@@ -368,6 +395,7 @@ static inline void protect_interval_end(struct choke *q, uint64_t now_ns)
 	/* an interval in which the link idled is never congested: the
 	 * flows' smallest windows may need more queue than the target */
 	protect_correct(q, d > q->pr.goal_ns && !q->pr.idle_ns, d < q->pr.goal_ns);
+	protect_unresponsive(q);
 	q->pr.idle_ns = 0;
 	q->pr.delay_ns = ~0ull;
 	q->pr.step_ns = now_ns;

@@ -257,7 +257,7 @@ static void test_escaping(void)
 	stats_write_openmetrics(f, s);
 	fclose(f);
 	CHECK(strstr(out, "in=\"a\\\"b\\\\c\",out=\"x\\ny\"") &&
-	      strstr(out, "interface=\"a\\\"b\\\\c\"} 1"),
+	      strstr(out, "device=\"a\\\"b\\\\c\"} 1"),
 	      "OpenMetrics escapes label values: %.300s", out);
 	free(out);
 	free(s);
