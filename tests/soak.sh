@@ -161,14 +161,17 @@ if len(rows) < secs * 0.9 or not after:
 for who in ("bridge", "exporter"):
     rss = [int(r[who + "_rss_kib"]) for r in after]
     fds = [int(r[who + "_fds"]) for r in after]
-    # flat: no more than 64 KiB above the sample at 60 s in the rest of
-    # the run (allocator noise), and the same descriptors (the least of
+    # flat: no more than 128 KiB above the sample at 60 s in the rest of
+    # the run (allocator noise: the rings of the reconfigures' disciplines
+    # land on pages not touched before, 20 to 70 KiB over a second cycle of
+    # them seen on AF_XDP; a leak grows without bound, which the 30-minute
+    # run shows), and the same descriptors (the least of
     # each 10 s: a sample may catch a control or HTTP connection closing)
     grow = max(rss) - rss[0]
     least = [min(fds[i:i + 10]) for i in range(0, len(fds), 10)]
     line = "resident memory %d KiB at 60 s, %d..%d after (%+d KiB at the end), descriptors %d..%d" % (
         rss[0], min(rss), max(rss), rss[-1] - rss[0], min(fds), max(fds))
-    if grow <= 64 and max(least) == min(least) and max(fds) - min(fds) <= 1:
+    if grow <= 128 and max(least) == min(least) and max(fds) - min(fds) <= 1:
         ok(who + "-flat", line)
     else:
         bad(who + "-flat", line)
