@@ -121,7 +121,7 @@ all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST) $(DEMO) $(TC_PLUGIN)
 # names below (all, install, a file) is build's; clean and uninstall need none.
 DEPS ?= yes
 DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel ns3 deb check-deb dist check-dist
-deps_of = $(if $(filter check-one,$1),check,$(if $(filter check-ns3 ns3-compare,$1),ns3,$(if \
+deps_of = $(if $(filter check-one soak,$1),check,$(if $(filter check-ns3 ns3-compare,$1),ns3,$(if \
 	$(filter eval-kernel-peers eval-kernel-rtt eval-kernel-hosts,$1),check-kernel,$(if $(filter check-dkms-newest,$1),check-deb,$(if \
 	$(filter $(DEPS_GOALS),$1),$1,$(if $(filter clean uninstall,$1),,build))))))
 DEPS_FOR := $(sort $(foreach g,$(or $(MAKECMDGOALS),all),$(call deps_of,$g)))
@@ -297,10 +297,11 @@ check: | deps
 	BUILD=build/gcc sh tests/version.sh
 	@if [ "$$(id -u)" = 0 ]; then CHOKE=./build/gcc/choke sh tests/replay-real.sh && \
 		CHOKE=./build/gcc/choke sh tests/bridge.sh && \
+		CHOKE=./build/gcc/choke sh tests/soak.sh 120 && \
 		CHOKE=./build/gcc/choke sh tests/bridge-protect.sh && \
 		TC_PLUGIN=./build/gcc/q_chokeplus.so sh tests/tc-plugin.sh && \
 		CHOKE=./build/gcc/choke sh tests/exporter.sh; \
-	else echo "SKIP replay-real, bridge, exporter: need root (network namespaces); CI runs them"; fi
+	else echo "SKIP replay-real, bridge, soak, exporter: need root (network namespaces); CI runs them"; fi
 	@echo "make check: all passed"
 
 # The release tarball (docs/release.md): build/dist/choke-VERSION.tar.gz from
@@ -402,6 +403,17 @@ eval-protect-latency eval-protect-rtt eval-protect-hosts: $(CHOKE)
 eval-protect-more: $(CHOKE)
 	python3 tools/eval-protect.py --choke ./$(CHOKE) --part more --seeds 10 \
 		--plot-onoff docs/img/protect-onoff.png
+
+# A long run of the bridge: a flood through it with a reconfigure every 10 s
+# and its counters polled every second (choke stats and choke exporter),
+# SOAK_SECONDS per backend, one after the other, nice'd; memory and
+# descriptors flat, frames conserved (root; about an hour; docs/bridge.md,
+# "A long run"). make check runs 120 s of it, both backends at once.
+SOAK_SECONDS ?= 1800
+.PHONY: soak
+soak: $(CHOKE) | deps
+	st=0; for b in afpacket xdp; do SOAK_BACKEND=$$b CHOKE=./$(CHOKE) nice sh tests/soak.sh \
+		$(SOAK_SECONDS) || st=1; done; exit $$st
 
 # choke bridge against the kernel's bridge on the same veths (root)
 bench-fwd: $(CHOKE) $(BLAST) | deps

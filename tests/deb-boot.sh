@@ -251,6 +251,80 @@ else
 	bad stop "$(prop choke-bridge@ba.service ActiveState) $(ls -la /run/choke 2>&1)"
 fi
 
+# --- a late interface: choke-bridge@ waits for it (--wait 120) ----------------------
+mkdir -p /etc/choke
+printf 'in la\nout lz\nrate 10mbit\n' >/etc/choke/la.conf
+systemctl start --no-block choke-bridge@la.service
+sleep 3
+early=$(prop choke-bridge@la.service ActiveState)
+estatus=$(prop choke-bridge@la.service StatusText)
+for l in "la xla" "lz xlz"; do
+	set -- $l
+	ip link add $1 type veth peer name $2 && ip link set $1 up && ip link set $2 up
+done
+for i in $(seq 40); do
+	[ "$(prop choke-bridge@la.service ActiveState)" = active ] && break
+	sleep 0.25
+done
+if [ "$early" = activating ] && [ "$estatus" = "waiting for la to appear" ] &&
+	[ "$(prop choke-bridge@la.service ActiveState)" = active ] &&
+	journalctl -u choke-bridge@la.service --no-pager -o cat | grep -q '^choke: bridge: lz is there'; then
+	ok "late-interface: choke-bridge@la waited (\"$estatus\", $early), then started when la and lz appeared: $(journalctl -u choke-bridge@la.service --no-pager -o cat | grep -m1 'is there')"
+else
+	bad late-interface "$early [$estatus] then $(prop choke-bridge@la.service ActiveState): $(journalctl -u choke-bridge@la.service --no-pager -o cat | tail -4)"
+fi
+systemctl stop choke-bridge@la.service
+
+# --- backend xdp: choke-bridge-xdp@.service ------------------------------------------
+for l in "da xda" "dz xdz"; do
+	set -- $l
+	ip link add $1 type veth peer name $2 && ip link set $1 up && ip link set $2 up
+done
+printf 'in da\nout dz\nrate 10mbit\nbackend xdp\nfifo limit 100\n' >/etc/choke/da.conf
+if systemctl start choke-bridge-xdp@da.service 2>"$out/xdp.err"; then
+	xpid=$(prop choke-bridge-xdp@da.service MainPID)
+	n0=$(cat /sys/class/net/xdz/statistics/rx_packets)
+	# 20 frames into da (through its peer), out of dz (seen on its peer)
+	python3 -c '
+import socket, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("xda", 0))
+for i in range(20):
+    s.send(bytes.fromhex("02000000000202000000000188b5") + bytes(50))
+    time.sleep(0.005)' 2>"$out/xdp.send"
+	sleep 1
+	n1=$(cat /sys/class/net/xdz/statistics/rx_packets)
+	choke stats --socket /run/choke/bridge-da.sock >"$out/xdp.stats" 2>&1
+	capeff=$(status_field $xpid CapEff) capbnd=$(status_field $xpid CapBnd)
+	nnp=$(status_field $xpid NoNewPrivs) sec=$(status_field $xpid Seccomp)
+	# kept: CAP_NET_ADMIN, CAP_NET_RAW, CAP_IPC_LOCK, CAP_SYS_ADMIN (12, 13, 14, 21)
+	if [ $((n1 - n0)) -ge 20 ] && grep -q '^ backend xdp (' "$out/xdp.stats" &&
+		[ "$capeff" = 0000000000207000 ] && [ $(( 0x$capbnd & ~0x207000 )) = 0 ] &&
+		[ "$nnp" = 1 ] && [ "$sec" = 2 ]; then
+		ok "xdp: choke-bridge-xdp@da forwards ($((n1 - n0)) frames da -> dz; $(grep -m1 '^ backend' "$out/xdp.stats" | sed 's/^ //')), keeps CapEff $capeff, no_new_privs, a seccomp filter"
+	else
+		bad xdp "$((n1 - n0)) frames through; $(head -c 300 "$out/xdp.stats"); CapEff $capeff CapBnd $capbnd NoNewPrivs $nnp Seccomp $sec; $(cat "$out/xdp.send")"
+	fi
+	systemd-analyze security --no-pager choke-bridge-xdp@da.service >"$out/security.choke-bridge-xdp@da.service" 2>&1
+	echo "choke-bridge-xdp@da.service: $(grep 'Overall exposure level' "$out/security.choke-bridge-xdp@da.service")" >"$out/security-xdp"
+	systemctl stop choke-bridge-xdp@da.service
+	if ip link show da | grep -q ' xdp'; then
+		bad xdp-stop "an XDP program is left on da: $(ip link show da)"
+	else
+		ok "xdp-stop: the XDP programs left da and dz with the bridge"
+	fi
+else
+	bad xdp "$(cat "$out/xdp.err"; journalctl -u choke-bridge-xdp@da.service --no-pager -o cat | tail -5)"
+fi
+# under choke-bridge@ (no AF_XDP allowed): refused, saying which unit to use
+if ! systemctl start choke-bridge@da.service 2>/dev/null &&
+	journalctl -u choke-bridge@da.service --no-pager -o cat | grep -q 'run backend xdp as choke-bridge-xdp@.service'; then
+	ok "xdp-wrong-unit: $(journalctl -u choke-bridge@da.service --no-pager -o cat | grep -m1 'choke-bridge-xdp@')"
+else
+	bad xdp-wrong-unit "$(journalctl -u choke-bridge@da.service --no-pager -o cat | tail -3)"
+fi
+systemctl stop choke-bridge@da.service 2>/dev/null
+
 # --- systemd's own verdicts -------------------------------------------------------
 : >"$out/security"
 for u in choke-bridge@ba.service choke-exporter.service; do
@@ -262,6 +336,11 @@ if grep -q 'choke-bridge@ba.service: .*Overall exposure level for choke-bridge@b
 	ok "security: $(sed 's/Overall exposure level for [^:]*: //' "$out/security" | tr '\n' ';')"
 else
 	bad security "$(cat "$out/security")"
+fi
+if grep -q 'Overall exposure level for choke-bridge-xdp@da.service: [0-9.]* ' "$out/security-xdp" 2>/dev/null; then
+	ok "security-xdp: $(sed 's/Overall exposure level for [^:]*: //' "$out/security-xdp")"
+else
+	bad security-xdp "$(cat "$out/security-xdp" 2>/dev/null)"
 fi
 if systemd-analyze verify choke-bridge@ba.service choke-exporter.service >"$out/verify" 2>&1 &&
 	[ ! -s "$out/verify" ]; then

@@ -122,9 +122,10 @@ install_and_use() {
 	else
 		bad man "$(man -w choke 2>&1) $(cat /root/man.err)"
 	fi
-	if systemd-analyze verify choke-bridge@eth1.service choke-exporter.service >/root/verify.out 2>&1 &&
+	if systemd-analyze verify choke-bridge@eth1.service choke-bridge-xdp@eth1.service \
+		choke-exporter.service >/root/verify.out 2>&1 &&
 		[ ! -s /root/verify.out ]; then
-		ok "units-verify: systemd-analyze verify choke-bridge@eth1.service choke-exporter.service"
+		ok "units-verify: systemd-analyze verify choke-bridge@eth1.service choke-bridge-xdp@eth1.service choke-exporter.service"
 	else
 		bad units-verify "$(cat /root/verify.out)"
 	fi

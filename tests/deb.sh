@@ -147,12 +147,15 @@ StandardOutput=file:/out/boot.log
 StandardError=inherit
 TimeoutStartSec=240
 EOF
+# (CAP_IPC_LOCK and bpf(), which nspawn does not give by default and
+# choke-bridge-xdp@ needs: its UMEM is locked memory, libxdp loads its XSK
+# program)
 # Prometheus for the boot's scrape: the host's (a static Go program but for
 # libc; tools/deps.sh check-deb installs it)
 prom=
 [ -x /usr/bin/prometheus ] && prom=--bind-ro=/usr/bin/prometheus:/usr/local/bin/prometheus
 timeout -k 10 300 systemd-nspawn -q --register=no --keep-unit --volatile=overlay --private-network \
-	-D "$root" --bind="$work/out:/out" --bind-ro="$top/tests/deb-boot.sh:/choke-boot.sh" $prom \
+	--capability=CAP_IPC_LOCK --system-call-filter=bpf -D "$root" --bind="$work/out:/out" --bind-ro="$top/tests/deb-boot.sh:/choke-boot.sh" $prom \
 	--bind-ro="$work/choke-test.service:/etc/systemd/system/choke-test.service" \
 	-b -- systemd.unit=choke-test.service >"$work/console.log" 2>&1
 st=$?
