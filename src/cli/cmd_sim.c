@@ -131,6 +131,22 @@ const struct cli_cmd cli_cmd_demo = {
 	.run = cmd_demo,
 };
 
+/* The first option given that is not in only (0-terminated ids), or NULL. */
+static const struct cli_opt *not_only(const struct cli_cmd *cmd, struct cli_parser *ps,
+				      const int *only)
+{
+	const struct cli_opt *o;
+	size_t k;
+
+	for (o = cmd->opts; o->id; o++) {
+		for (k = 0; only[k] && only[k] != o->id; k++)
+			;
+		if (!only[k] && cli_given(ps, o->id))
+			return o;
+	}
+	return NULL;
+}
+
 /* Parse argv into c. -1 to go on, else the exit status (0 after --help). */
 static int parse(struct sim_cli *c, const struct cli_cmd *cmd, int argc, char **argv)
 {
@@ -174,35 +190,25 @@ static int parse(struct sim_cli *c, const struct cli_cmd *cmd, int argc, char **
 	if (id < 0)
 		return ps.status;
 	if (c->open_loop) {
-		static const int only[] = { O_SECONDS, O_SEED, O_JSON, O_OPEN_LOOP };
-		const struct cli_opt *o;
-		size_t k;
+		static const int only[] = { O_SECONDS, O_SEED, O_JSON, O_OPEN_LOOP, 0 };
+		const struct cli_opt *o = not_only(cmd, &ps, only);
 
-		for (o = cmd->opts; o->id; o++) {
-			for (k = 0; k < sizeof(only) / sizeof(only[0]) && only[k] != o->id; k++)
-				;
-			if (k == sizeof(only) / sizeof(only[0]) && cli_given(&ps, o->id))
-				return cli_usage_error(cmd, "--open-loop takes only --seconds, "
-						       "--seed and --json (not --%s)", o->name);
-		}
+		if (o)
+			return cli_usage_error(cmd, "--open-loop takes only --seconds, "
+					       "--seed and --json (not --%s)", o->name);
 	}
 	if (c->keys) {
 		sim_scenario_write_keys(stdout);
 		return 0;
 	}
 	if (c->merge) {
-		static const int only[] = { O_MERGE, O_JSON, O_CSV, O_PLOT, O_FLOWS };
-		const struct cli_opt *o;
-		size_t k;
+		static const int only[] = { O_MERGE, O_JSON, O_CSV, O_PLOT, O_FLOWS, 0 };
+		const struct cli_opt *o = not_only(cmd, &ps, only);
 
-		for (o = cmd->opts; o->id; o++) {
-			for (k = 0; k < sizeof(only) / sizeof(only[0]) && only[k] != o->id; k++)
-				;
-			if (k == sizeof(only) / sizeof(only[0]) && cli_given(&ps, o->id))
-				return cli_usage_error(cmd, "--merge takes only --json, --csv, "
-						       "--plot and --flows (not --%s: the shards "
-						       "carry the sweep)", o->name);
-		}
+		if (o)
+			return cli_usage_error(cmd, "--merge takes only --json, --csv, --plot and "
+					       "--flows (not --%s: the shards carry the sweep)",
+					       o->name);
 		if (!ps.npos)
 			return cli_usage_error(cmd, "--merge needs the shard files");
 		c->files = ps.pos;
