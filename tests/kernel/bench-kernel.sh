@@ -142,6 +142,8 @@ ours|$OURS|choke $CW
 		done
 		# files that later revisions added
 		for f in kmod/chokeplus.h src/core/protect.h; do git show "$rev:$f" > "$b/$f" 2>/dev/null || rm -f "$b/$f"; done
+		# (newer Kbuilds read the version from the top's VERSION)
+		git show "$rev:VERSION" > "$b/VERSION" 2>/dev/null || rm -f "$b/VERSION"
 		make -s -C "$KDIR" ARCH=um M="$b/kmod" modules > "$b.log" 2>&1 || { cat "$b.log"; exit 1; }
 		COST_ROWS="${COST_ROWS}ours@$rev|$b/kmod/sch_libchoke.ko|choke $CW$nl"
 	fi
