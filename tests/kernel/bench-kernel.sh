@@ -11,7 +11,8 @@
 #       [--htb-row 'LABEL|MODULES|SHORT WORDS|STANDING WORDS']... [--mem N]
 #       [--before REV] [--extra NAME=PATH.ko]...
 #
-# --suite cost (the default): our chokeplus with and without protect,
+# --suite cost (the default): our chokeplus with and without protect
+# (flows, and srchost: the source host's share),
 # choke (ours and mainline's), fq_codel, cake, sfq, fq, pie and pfifo, each
 # as the child of a tbf (short and standing queue), ratios to pfifo and
 # fq_codel measured in the same round; the operator's tree (htb, 1000 leaf
@@ -107,6 +108,7 @@ choke-mainline|$KO/sch_choke.ko|choke $CW
 choke|$OURS|choke $CW
 chokeplus|$OURS|chokeplus $CW
 chokeplus-protect|$OURS|chokeplus $CW protect
+chokeplus-srchost|$OURS|chokeplus $CW protect srchost
 "
 # The operator's tree: LABEL | modules | leaf words with short queues |
 # leaf words with standing queues. In the standing state every one of the
@@ -141,7 +143,7 @@ ours|$OURS|choke $CW
 			git show "$rev:$f" > "$b/$f"
 		done
 		# files that later revisions added
-		for f in kmod/chokeplus.h src/core/protect.h; do git show "$rev:$f" > "$b/$f" 2>/dev/null || rm -f "$b/$f"; done
+		for f in kmod/chokeplus.h src/core/protect.h src/core/hh.c; do git show "$rev:$f" > "$b/$f" 2>/dev/null || rm -f "$b/$f"; done
 		# (newer Kbuilds read the version from the top's VERSION)
 		git show "$rev:VERSION" > "$b/VERSION" 2>/dev/null || rm -f "$b/VERSION"
 		make -s -C "$KDIR" ARCH=um M="$b/kmod" modules > "$b.log" 2>&1 || { cat "$b.log"; exit 1; }
