@@ -3,7 +3,7 @@
 # SPDX-FileCopyrightText: 2026 The choke authors
 """Host side of make bench-kernel: the tables of guest-bench.sh's results.
 
-    bench-report.py RUN_DIR [--peer LABEL]
+    bench-report.py RUN_DIR [--peer LABEL[,LABEL...]]
 
 RUN_DIR holds bench.txt (the guest's lines), cpu.txt (bench-sampler.py's
 CPU times at the marks), stats/ID.json (the qdiscs' counters after each
@@ -13,8 +13,8 @@ CPU: a run's cost is UML's CPU time between its marks divided by the
 packets pktgen offered between them. Every run of a row other than the
 reference (the first row) sits between two runs of the reference; its
 ratio to the reference is taken to the mean of those two. The ratio to a
-peer (--peer, default fq_codel) is, round by round, the row's ratio to
-the reference over the peer's. Tables give the median and the range
+peer (--peer, default fq_codel,cake; the goals use the first) is, round
+by round, the row's ratio to the reference over the peer's. Tables give the median and the range
 (min-max) over the rounds.
 
 Memory: per instance, the difference of the counters before and after
@@ -145,7 +145,7 @@ def ratios(kind):
         r["ratio"] = r["ns"] / (sum(near) / len(near)) if near else None
 
 
-def cpu_tables(kind, peer):
+def cpu_tables(kind, peers):
     ratios(kind)
     ref = kind["ref"]
     seq = kind["seq"]
@@ -162,20 +162,20 @@ def cpu_tables(kind, peer):
         out.append("")
         out.append("%s (%s):" % (state, what))
         out.append("")
-        has_peer = peer != ref and any(r["impl"] == peer for r in runs)
+        here = [p for p in peers if p != ref and any(r["impl"] == p for r in runs)]
         out.append("| qdisc | ns/packet | ratio to %s |%s Mpps | dropped / offered | queue at the end, per instance | matched / early / protect per offered |"
-                   % (ref, " ratio to %s |" % peer if has_peer else ""))
-        out.append("|---|---|---|%s---|---|---|---|" % ("---|" if has_peer else ""))
-        peer_ratio = {r["round"]: r["ratio"] for r in runs if r["impl"] == peer and r.get("ratio")}
+                   % (ref, "".join(" ratio to %s |" % p for p in here)))
+        out.append("|---|---|---|%s---|---|---|---|" % ("---|" * len(here)))
+        peer_ratio = {p: {r["round"]: r["ratio"] for r in runs if r["impl"] == p and r.get("ratio")} for p in here}
         for impl in impls:
             mine = [r for r in runs if r["impl"] == impl]
             if not mine:
                 continue
             ns = [r["ns"] for r in mine]
             rr = [r["ratio"] for r in mine if r.get("ratio")] if impl != ref else []
-            pr = [r["ratio"] / peer_ratio[r["round"]] for r in mine
-                  if r.get("ratio") and peer_ratio.get(r["round"])]
-            summary[(state, impl)] = {"ns": ns, "ref": rr, "peer": pr}
+            pr = {p: [r["ratio"] / peer_ratio[p][r["round"]] for r in mine
+                      if r.get("ratio") and peer_ratio[p].get(r["round"])] for p in here}
+            summary[(state, impl)] = {"ns": ns, "ref": rr, "peer": pr.get(peers[0], []), "peers": pr}
             tot = sum(r["total"] for r in mine)
 
             def per(key):
@@ -187,12 +187,13 @@ def cpu_tables(kind, peer):
             kinds = set(r["q"].get("kind") for r in mine)
             cho = "%.4f / %.4f / %.4f" % (per("matched"), per("early"), per("protect")) if kinds & set(CHOKE_KINDS) else "-"
             out.append("| %s | %s | %s |%s %.2f | %.3f | %.0f | %s |" % (
-                impl, spread(ns, "%.0f"), spread(rr) if impl != ref else "1", (" %s |" % (spread(pr) if impl != peer else "1")) if has_peer else "",
+                impl, spread(ns, "%.0f"), spread(rr) if impl != ref else "1",
+                "".join(" %s |" % (spread(pr[p]) if impl != p else "1") for p in here),
                 1000.0 / median(ns), drops, qlen, cho))
     head = ("%d rounds; ns per offered packet: UML's CPU time between the marks over the packets pktgen offered between them, "
             "median (min-max) over the rounds; ratio to %s: to the mean of its runs just before and after; ratio to %s: "
-            "round by round, the row's ratio over %s's; Mpps: what one core of this host would do at that cost"
-            % (nrounds, ref, peer, peer))
+            "round by round, the row's ratio over that discipline's; Mpps: what one core of this host would do at that cost"
+            % (nrounds, ref, " and ".join(peers)))
     return [head] + out, summary
 
 
@@ -307,9 +308,9 @@ def main(argv):
     if not argv or argv[0].startswith("-"):
         sys.stderr.write(__doc__)
         return 2
-    run, peer = argv[0], "fq_codel"
+    run, peers = argv[0], ["fq_codel", "cake"]
     if len(argv) == 3 and argv[1] == "--peer":
-        peer = argv[2]
+        peers = [p for p in argv[2].split(",") if p]
     elif len(argv) != 1:
         sys.stderr.write(__doc__)
         return 2
@@ -320,13 +321,13 @@ def main(argv):
     out, summary = [], {}
     for k in ("single", "htb"):
         if k in kinds and kinds[k]["seq"]:
-            t, s = cpu_tables(kinds[k], peer)
+            t, s = cpu_tables(kinds[k], peers)
             out += ([""] if out else []) + t
             summary.update(s)
     m, per = mem_tables(run, mems)
     out += m
     out += floods_table(floods)
-    out += goals(summary, per, peer)
+    out += goals(summary, per, peers[0])
     if problems:
         out += ["", "problems:"] + ["- " + p for p in problems]
     print("\n".join(out))
