@@ -7,7 +7,8 @@
 # place; the module refuses malformed options with a message each (sent
 # by choke-nl, which tc's plugin never sends); floods under protect are
 # held near their fair share and its drops are counted; choke and chokeplus
-# run side by side; the module unloads clean.
+# run side by side; mq with a chokeplus per transmit queue of a 4-queue
+# veth (guest-mq.sh); the module unloads clean.
 #
 # Environment: CHOKE_RUN, CHOKE_KMOD (sch_libchoke.ko), CHOKE_TC_LIB (the
 # folder of q_chokeplus.so), CHOKE_NL (choke-nl), CHOKE_QUICK=1 (a shorter
@@ -241,6 +242,9 @@ if [ $? = 0 ]; then ok "target-sparse: $(cat "$RUN/cp-traffic2")"; else bad targ
 for p in $(ip netns pids s) $(ip netns pids c); do kill "$p" 2>/dev/null; done
 sleep 1
 ip netns del c; ip netns del s
+
+# --- multi-queue: mq with a chokeplus per transmit queue (guest-mq.sh) --------
+. tests/kernel/guest-mq.sh
 
 # --- unload ----------------------------------------------------------------------
 if rmmod sch_libchoke 2>"$RUN/cp-rmmod.err"; then ok "rmmod"
