@@ -74,7 +74,7 @@ BENCH_SRC := bench/main.c bench/bench.c bench/bench_pkt.c
 # the simulator (src/sim/) and `choke sim`
 SIM_SRC := src/sim/engine.c src/sim/heap.c src/sim/tcp.c src/sim/scenario.c \
 	src/sim/scenario_find.c src/sim/report.c src/sim/sweep.c src/sim/runner.c \
-	src/sim/plot.c
+	src/sim/plot.c src/sim/shard.c
 CLI_SRC += src/cli/cmd_sim.c $(SIM_SRC)
 SIM_TEST_SRC := tests/sim/test_sim.c tests/sim/test_runner.c
 TEST_SRC := tests/test_main.c tests/refmodel.c tests/test_core.c \
@@ -273,6 +273,7 @@ check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) 
 	CHOKE=./$(CHOKE) MKPCAP=./$(MKPCAP) sh tests/replay.sh
 	CHOKE=./$(CHOKE) sh tests/replay-captures.sh
 	CHOKE=./$(CHOKE) sh tests/sim.sh
+	CHOKE=./$(CHOKE) sh tests/sim-shard.sh
 	BENCH=./$(BENCH) CHOKE=./$(CHOKE) sh tests/bench.sh
 	DEMO=./$(DEMO) CHOKE=./$(CHOKE) sh tests/demo.sh
 
