@@ -407,13 +407,19 @@ NS3_OUT := $(BUILD)/ns3
 NS3_CXX ?= g++
 NS3_PKGS := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications \
 	ns3-traffic-control ns3-flow-monitor
-NS3_CXXFLAGS := -std=c++17 $(OPT) -g -fPIC -Wall -Wextra -Wshadow -Werror -Iinclude \
-	-I$(NS3_OUT)/include $(SAN)
+# Users' programs (the examples) see ns-3's headers and the module's only:
+# the module keeps libchoke behind a pointer, so they need no -Iinclude.
+# NS3_LOG_ENABLE and NS3_ASSERT_ENABLE as ns-3's own default build profile
+# compiles its modules (the decisions' NS_LOG_DEBUG lines, the asserts).
+NS3_USERFLAGS := -std=c++17 $(OPT) -g -fPIC -Wall -Wextra -Wshadow -Werror \
+	-DNS3_LOG_ENABLE -DNS3_ASSERT_ENABLE -I$(NS3_OUT)/include $(SAN)
+NS3_CXXFLAGS := $(NS3_USERFLAGS) -Iinclude
 NS3_LIBS := $(NS3_PKGS:ns3-%=-lns3-%)
 NS3_LIB := $(NS3_OUT)/libns3-choke.so
 NS3_RPATH := -Wl,-rpath,'$$ORIGIN'
+NS3_EXAMPLES := choke-paper choke-red-swap
 
-ns3: $(NS3_LIB) $(NS3_OUT)/choke-ns3-tests $(NS3_OUT)/choke-paper
+ns3: $(NS3_LIB) $(NS3_OUT)/choke-ns3-tests $(NS3_EXAMPLES:%=$(NS3_OUT)/%)
 
 $(NS3_OUT)/.ns3-found: | deps
 	@pkg-config --exists $(NS3_PKGS) && [ -e /usr/include/ns3/core-module.h ] || { \
@@ -435,13 +441,16 @@ $(NS3_OUT)/choke-ns3-tests: ns3/test/choke-queue-disc-test-suite.cc ns3/utils/te
 	$(NS3_CXX) $(NS3_CXXFLAGS) -o $@ ns3/test/choke-queue-disc-test-suite.cc \
 		ns3/utils/test-runner.cc -L$(NS3_OUT) -lns3-choke $(NS3_RPATH) $(STATIC) $(NS3_LIBS)
 
-$(NS3_OUT)/choke-paper: ns3/examples/choke-paper.cc $(NS3_LIB)
-	$(NS3_CXX) $(NS3_CXXFLAGS) -o $@ ns3/examples/choke-paper.cc \
-		-L$(NS3_OUT) -lns3-choke $(NS3_RPATH) $(NS3_LIBS)
+$(NS3_EXAMPLES:%=$(NS3_OUT)/%): $(NS3_OUT)/%: ns3/examples/%.cc $(NS3_LIB)
+	$(NS3_CXX) $(NS3_USERFLAGS) -o $@ $< -L$(NS3_OUT) -lns3-choke $(NS3_RPATH) $(NS3_LIBS)
 
+# the unit suite, the system suite (a TCP dumbbell, 15 simulated seconds),
+# then the examples end to end, as ns-3's test.py would run them
 check-ns3: ns3
 	./$(NS3_OUT)/choke-ns3-tests --suite=choke-queue-disc --verbose
-	CHOKE_PAPER=./$(NS3_OUT)/choke-paper sh ns3/test/example.sh
+	./$(NS3_OUT)/choke-ns3-tests --suite=choke-queue-disc-system --verbose
+	CHOKE_PAPER=./$(NS3_OUT)/choke-paper CHOKE_RED_SWAP=./$(NS3_OUT)/choke-red-swap \
+		sh ns3/test/example.sh
 
 # ns-3 (ChokeQueueDisc, RED, FIFO, FQ-CoDel) against `choke sim` on the
 # paper's link; prints docs/results.md's table (minutes; not in CI).
