@@ -1143,7 +1143,7 @@ DropReason(enum choke_outcome outcome)
     case CHOKE_DROP_FORCED:
         return ChokeQueueDisc::FORCED_DROP;
     case CHOKE_DROP_LIMIT:
-        return ChokeQueueDisc::OVERLIMIT_DROP;
+        return ChokeQueueDisc::LIMIT_DROP;
     case CHOKE_DROP_PROTECT:
         return ChokeQueueDisc::PROTECT_DROP;
     case CHOKE_QUEUED:

@@ -164,11 +164,11 @@ class ChokeQueueDisc : public QueueDisc
     static constexpr uint64_t FLOW_HASH_SEED = 0x43484f4b452d6e73ULL;
 
     // Reasons for dropping and marking packets (QueueDisc::Stats keys); ns-3's
-    // own names where ns-3 has the reason (RedQueueDisc, CoDel, FqCoDel)
+    // own names where ns-3 has the reason (RedQueueDisc's, FqCoDel's)
     static constexpr const char* MATCH_DROP = "Match drop"; //!< same flow as a random queued packet: both dropped
     static constexpr const char* UNFORCED_DROP = "Unforced drop"; //!< RED's early drop (as RedQueueDisc)
     static constexpr const char* FORCED_DROP = "Forced drop"; //!< average above MaxTh (as RedQueueDisc)
-    static constexpr const char* OVERLIMIT_DROP = "Overlimit drop"; //!< MaxSize reached (as CoDel, COBALT)
+    static constexpr const char* LIMIT_DROP = QueueDisc::INTERNAL_QUEUE_DROP; //!< MaxSize reached: "Dropped by internal queue", as RedQueueDisc reports it
     static constexpr const char* PROTECT_DROP = "Protect drop"; //!< Protect: the flow's excess over its share
     static constexpr const char* UNFORCED_MARK = "Unforced mark"; //!< RED's early mark (as RedQueueDisc)
     static constexpr const char* FORCED_MARK = "Forced mark"; //!< average above MaxTh (as RedQueueDisc)

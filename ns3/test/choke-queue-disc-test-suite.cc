@@ -493,7 +493,7 @@ class Driver
                  * if the item takes it */
                 e << "mark " << id << " " << mark << ";";
             }
-            e << "dbe " << id << " " << ChokeQueueDisc::OVERLIMIT_DROP << ";";
+            e << "dbe " << id << " " << ChokeQueueDisc::LIMIT_DROP << ";";
             break;
         case CHOKE_DROP_PROTECT:
             e << "dbe " << id << " " << ChokeQueueDisc::PROTECT_DROP << ";";
@@ -850,7 +850,7 @@ class ChokeDropReasonsTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(st.GetNDroppedPackets(ChokeQueueDisc::FORCED_DROP),
                                   s.forcedDrop,
                                   c.name << ": forced drops");
-            NS_TEST_ASSERT_MSG_EQ(st.GetNDroppedPackets(ChokeQueueDisc::OVERLIMIT_DROP),
+            NS_TEST_ASSERT_MSG_EQ(st.GetNDroppedPackets(ChokeQueueDisc::LIMIT_DROP),
                                   s.pdrop,
                                   c.name << ": limit drops");
             NS_TEST_ASSERT_MSG_EQ(st.GetNDroppedPackets(ChokeQueueDisc::PROTECT_DROP),
@@ -902,7 +902,7 @@ class ChokeDropReasonsTestCase : public TestCase
                 bool known = kv.first == ChokeQueueDisc::MATCH_DROP ||
                              kv.first == ChokeQueueDisc::UNFORCED_DROP ||
                              kv.first == ChokeQueueDisc::FORCED_DROP ||
-                             kv.first == ChokeQueueDisc::OVERLIMIT_DROP ||
+                             kv.first == ChokeQueueDisc::LIMIT_DROP ||
                              kv.first == ChokeQueueDisc::PROTECT_DROP;
                 NS_TEST_ASSERT_MSG_EQ(known, true, c.name << ": reason " << kv.first);
             }
@@ -1320,7 +1320,7 @@ class ChokeLimitTestCase : public TestCase
 {
   public:
     ChokeLimitTestCase()
-        : TestCase("limit: MaxSize in packets and in bytes (tc's pdrop, Overlimit drop)")
+        : TestCase("limit: MaxSize in packets and in bytes (tc's pdrop, Dropped by internal queue)")
     {
     }
 
@@ -1341,8 +1341,8 @@ class ChokeLimitTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(ok, (i < 10), "packet " << i);
         }
         NS_TEST_ASSERT_MSG_EQ(q->GetNPackets(), 10, "queue full at MaxSize");
-        NS_TEST_ASSERT_MSG_EQ(r.dbe[ChokeQueueDisc::OVERLIMIT_DROP], 5, "Overlimit drop");
-        NS_TEST_ASSERT_MSG_EQ(q->GetStats().GetNDroppedPackets(ChokeQueueDisc::OVERLIMIT_DROP),
+        NS_TEST_ASSERT_MSG_EQ(r.dbe[ChokeQueueDisc::LIMIT_DROP], 5, "limit drop");
+        NS_TEST_ASSERT_MSG_EQ(q->GetStats().GetNDroppedPackets(ChokeQueueDisc::LIMIT_DROP),
                               5,
                               "Stats");
         NS_TEST_ASSERT_MSG_EQ(q->GetChokeStats().pdrop, 5, "libchoke's pdrop");
@@ -1375,7 +1375,7 @@ class ChokeLimitTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(b->Enqueue(MakeItem(11, FlowSpec{F_IPV4_UDP, 0}, 576)),
                               false,
                               "a second 576 does not (4576 + 576 > 5000)");
-        NS_TEST_ASSERT_MSG_EQ(b->GetStats().GetNDroppedPackets(ChokeQueueDisc::OVERLIMIT_DROP),
+        NS_TEST_ASSERT_MSG_EQ(b->GetStats().GetNDroppedPackets(ChokeQueueDisc::LIMIT_DROP),
                               3,
                               "byte-mode limit drops");
         std::string why;

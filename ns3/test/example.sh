@@ -55,7 +55,7 @@ be, ad = c["drops"]["before_enqueue"], c["drops"]["after_dequeue"]
 check(be.get("Match drop", 0) == lc["matched"] > 1000, "choke: arrivals dropped by matches = libchoke's matched")
 check(ad.get("Match drop", 0) == lc["match_victims"], "choke: victims dropped after dequeue")
 check(be.get("Unforced drop", 0) == lc["prob_drop"] and be.get("Forced drop", 0) == lc["forced_drop"]
-      and be.get("Overlimit drop", 0) == lc["pdrop"], "choke: RED and limit drops")
+      and be.get("Dropped by internal queue", 0) == lc["pdrop"], "choke: RED and limit drops")
 check(c["tcp_flows_seen"] == 32, "choke: FlowMonitor saw the 32 TCP data flows")
 check(c["rng_seed"] == 1 and c["rng_run"] == 1, "choke: ns-3's RngSeed and RngRun reported")
 def same_run(a, b):
