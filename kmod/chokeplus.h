@@ -58,7 +58,7 @@ struct tc_chokeplus_xstats {
 	__u32 marked;
 	__u32 matched;
 	__u32 protect; /* arrivals protect dropped above their fair share */
-	/* since 0.2.0 (a reader takes what the length holds) */
+	/* new with protect in bytes (a reader takes what the length holds) */
 	__u32 protect_marked; /* ECT arrivals protect marked instead */
 	__u32 lane;           /* arrivals that took the light lane */
 };

@@ -942,4 +942,4 @@ module_exit(libchoke_module_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("CHOKe queue discipline on the libchoke core (qdisc ids \"choke\", mainline's options, and \"chokeplus\", protect and the variants; never wraps)");
 MODULE_ALIAS("sch_chokeplus");
-MODULE_VERSION("0.1.0");
+MODULE_VERSION(CHOKE_VERSION); /* the file VERSION, through kmod/Kbuild */

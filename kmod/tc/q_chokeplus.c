@@ -219,7 +219,7 @@ static int chokeplus_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *op
 	if (tb[TCA_CHOKEPLUS_MAX_P] && RTA_PAYLOAD(tb[TCA_CHOKEPLUS_MAX_P]) >= sizeof(max_P))
 		memcpy(&max_P, RTA_DATA(tb[TCA_CHOKEPLUS_MAX_P]), sizeof(max_P));
 	memset(&var, 0, sizeof(var));
-	/* the 12 bytes of 0.2.0, or the first 4 of an older module */
+	/* the 12 bytes of today's module, or the first 4 of 0.1.0's */
 	if (tb[TCA_CHOKEPLUS_VARIANT] &&
 	    RTA_PAYLOAD(tb[TCA_CHOKEPLUS_VARIANT]) >= TC_CHOKEPLUS_VARIANT_V1_LEN)
 		memcpy(&var, RTA_DATA(tb[TCA_CHOKEPLUS_VARIANT]),

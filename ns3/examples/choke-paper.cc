@@ -454,6 +454,7 @@ main(int argc, char* argv[])
           << ",\"pdrop\":" << c.pdrop - w.pdrop << ",\"prob_mark\":" << c.probMark - w.probMark
           << ",\"forced_mark\":" << c.forcedMark - w.forcedMark << "}";
     }
+    o << ",\"choke_version\":" << JsonString(CHOKE_VERSION); // the file VERSION
     o << ",\"events\":" << Simulator::GetEventCount() << ",\"wall_s\":" << wall
       << ",\"cpu_s\":" << cpu << "}";
     std::cout << o.str() << std::endl;

@@ -51,6 +51,8 @@ if [ -n "$BEFORE" ]; then
 	for f in kmod/Kbuild kmod/qdisc.c kmod/core.c src/core/choke.c src/core/red.h include/choke/core.h; do
 		git show "$rev:$f" > "$b/$f"
 	done
+	# (newer Kbuilds read the version from the top's VERSION)
+	git show "$rev:VERSION" > "$b/VERSION" 2>/dev/null || rm -f "$b/VERSION"
 	make -s -C "$KDIR" ARCH=um M="$b/kmod" modules > "$b.log" 2>&1 || { cat "$b.log"; exit 1; }
 	IMPLS="$IMPLS ours@$rev=$b/kmod/sch_libchoke.ko"
 fi

@@ -18,7 +18,7 @@
  * Defaults: kind choke, limit 1000 min 100 max 300 wlog 7 plog 24 scell 17
  * flags 0, no MAX_P, a 256-byte Stab of zeros with entry 255 = 31.
  * variant V D P adds TCA_CHOKEPLUS_VARIANT (kmod/chokeplus.h) = { variant
- * V, draws D, protect P }, variant-more B S T [PAD] its 0.2.0 fields
+ * V, draws D, protect P }, variant-more B S T [PAD] the fields after them
  * { protect_by B, sparse S, target_us T, pad PAD } (variant-len N sends N
  * bytes of it, zero-padded beyond 12; 4 is 0.1.0's form); extra-attr TYPE
  * adds an empty attribute of that type after

@@ -78,7 +78,7 @@ case $s in
 *"protect"*|*"draws"*) bad change-to-plain "shown as: $s" ;;
 *) ok "change-to-plain: $s" ;;
 esac
-# protect's additions (0.2.0): shown back in the same words, text and JSON
+# protect's additions (issue 19): shown back in the same words, text and JSON
 if tcb qdisc change dev cp0 parent 1:1 handle 10: chokeplus limit 1000 bandwidth 4mbit \
 	protect srchost target 5ms sparse 2>"$RUN/cp.err"; then
 	s=$(tcb qdisc show dev cp0 | grep 'qdisc chokeplus')
