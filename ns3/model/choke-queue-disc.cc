@@ -1316,14 +1316,9 @@ ChokeQueueDisc::GetWarnings() const
 }
 
 ChokeQueueDisc::ChokeStats
-ChokeQueueDisc::GetChokeStats() const
+ChokeQueueDisc::ToChokeStats(const struct choke_stats* s)
 {
     ChokeStats o;
-    if (!m_impl->initialized)
-    {
-        return o;
-    }
-    const struct choke_stats* s = choke_get_stats(&m_impl->q);
     o.offered = s->offered_pkts;
     o.sent = s->sent_pkts;
     o.matched = s->matched;
@@ -1337,6 +1332,16 @@ ChokeQueueDisc::GetChokeStats() const
     o.protectDrop = s->protect_drop;
     o.protectMark = s->protect_mark;
     return o;
+}
+
+ChokeQueueDisc::ChokeStats
+ChokeQueueDisc::GetChokeStats() const
+{
+    if (!m_impl->initialized)
+    {
+        return ChokeStats();
+    }
+    return ToChokeStats(choke_get_stats(&m_impl->q));
 }
 
 ChokeQueueDisc::Discipline

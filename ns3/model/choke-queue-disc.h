@@ -26,6 +26,7 @@
 #include <vector>
 
 struct choke_params; // libchoke's configuration (<choke/params.h>)
+struct choke_stats;  // libchoke's counters (<choke/core.h>)
 
 namespace ns3
 {
@@ -132,6 +133,15 @@ class ChokeQueueDisc : public QueueDisc
 
     /// @return libchoke's counters (zero before initialization)
     ChokeStats GetChokeStats() const;
+
+    /**
+     * libchoke's counters in the form GetChokeStats() reports them, for
+     * programs that run libchoke beside the queue disc (the test suite);
+     * include <choke/core.h> to use it.
+     * @param s libchoke's counters
+     * @return the same counters as ChokeStats
+     */
+    static ChokeStats ToChokeStats(const struct choke_stats* s);
 
     /// @return the discipline libchoke runs
     Discipline GetDiscipline() const;

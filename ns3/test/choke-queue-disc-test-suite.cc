@@ -284,20 +284,7 @@ struct Config
 ChokeQueueDisc::ChokeStats
 Of(const struct choke_stats* s)
 {
-    ChokeQueueDisc::ChokeStats o;
-    o.offered = s->offered_pkts;
-    o.sent = s->sent_pkts;
-    o.matched = s->matched;
-    o.matchVictims = s->match_victims;
-    o.draws = s->draws;
-    o.probDrop = s->prob_drop;
-    o.probMark = s->prob_mark;
-    o.forcedDrop = s->forced_drop;
-    o.forcedMark = s->forced_mark;
-    o.pdrop = s->pdrop;
-    o.protectDrop = s->protect_drop;
-    o.protectMark = s->protect_mark;
-    return o;
+    return ChokeQueueDisc::ToChokeStats(s);
 }
 
 bool
@@ -968,6 +955,21 @@ MakeQueue(const std::vector<std::pair<std::string, Ptr<AttributeValue>>>& attrs)
     return q;
 }
 
+/* ECN on, W = 1/2, probability 1/2 between MinTh 10 and MaxTh 30 of 100
+ * packets: marks and drops come quickly */
+Ptr<ChokeQueueDisc>
+MakeEcnQueue(bool hardDrop)
+{
+    return MakeQueue({{"MaxSize", V(QueueSizeValue(QueueSize("100p")))},
+                      {"MinTh", V(DoubleValue(10))},
+                      {"MaxTh", V(DoubleValue(30))},
+                      {"QW", V(DoubleValue(0.5))},
+                      {"LInterm", V(DoubleValue(2))},
+                      {"UseEcn", V(BooleanValue(true))},
+                      {"UseHardDrop", V(BooleanValue(hardDrop))},
+                      {"LinkBandwidth", V(DataRateValue(DataRate("10Mbps")))}});
+}
+
 /* A reason counter fed by the trace sources. */
 struct Reasons
 {
@@ -1213,14 +1215,7 @@ class ChokeEcnTestCase : public TestCase
     /* Every arrival its own flow (no matches); W = 1/2; probability 1/2. */
     void Fill(bool hardDrop)
     {
-        Ptr<ChokeQueueDisc> q = MakeQueue({{"MaxSize", V(QueueSizeValue(QueueSize("100p")))},
-                                           {"MinTh", V(DoubleValue(10))},
-                                           {"MaxTh", V(DoubleValue(30))},
-                                           {"QW", V(DoubleValue(0.5))},
-                                           {"LInterm", V(DoubleValue(2))},
-                                           {"UseEcn", V(BooleanValue(true))},
-                                           {"UseHardDrop", V(BooleanValue(hardDrop))},
-                                           {"LinkBandwidth", V(DataRateValue(DataRate("10Mbps")))}});
+        Ptr<ChokeQueueDisc> q = MakeEcnQueue(hardDrop);
         Reasons r;
         r.Connect(q);
         std::vector<Ptr<QueueDiscItem>> ect;
@@ -1841,14 +1836,7 @@ class ChokeUnmarkableTestCase : public TestCase
         for (bool hard : {false, true})
         {
             Ptr<ChokeQueueDisc> q =
-                MakeQueue({{"MaxSize", V(QueueSizeValue(QueueSize("100p")))},
-                           {"MinTh", V(DoubleValue(10))},
-                           {"MaxTh", V(DoubleValue(30))},
-                           {"QW", V(DoubleValue(0.5))},
-                           {"LInterm", V(DoubleValue(2))},
-                           {"UseEcn", V(BooleanValue(true))},
-                           {"UseHardDrop", V(BooleanValue(hard))},
-                           {"LinkBandwidth", V(DataRateValue(DataRate("10Mbps")))}});
+                MakeEcnQueue(hard);
             Reasons r;
             r.Connect(q);
             uint32_t admitted = 0;
