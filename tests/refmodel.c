@@ -1025,7 +1025,8 @@ int ref_enqueue_as(struct refq *m, void *pkt, uint32_t len, uint32_t flow, uint3
 			}
 			if (m->cfg.sparse && m->lane_len < CHOKE_LANE_SLOTS &&
 			    len <= CHOKE_LANE_MAX_LEN && !sp_queued(m, flow) &&
-			    (pentry == PR_NONE || m->pr.e[pentry].rate <= pr_fair(m) / 2))
+			    (pentry == PR_NONE || m->cfg.protect_by ||
+			     m->pr.e[pentry].rate <= pr_fair(m) / 2))
 				return lane_admit(m, pkt, len, flow, pentry, ect);
 			r = choke_rules(m, pkt, flow, id, len, ect, pentry, v);
 		} else {

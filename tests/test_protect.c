@@ -1381,6 +1381,30 @@ static void test_sparse_with_protect(void)
 	thost_free(&th);
 }
 
+/* sparse by hosts: the light flow of a busy host (its ping beside its
+ * downloads) takes the lane, its flow's bin alone decides; a second packet
+ * of the flow while the first waits does not */
+static void test_sparse_hosts(void)
+{
+	struct choke_config c = pcfg(100, 4, 90, 8);
+	struct thost th;
+	static char pk[3];
+
+	c.sparse = 1;
+	c.protect_by = CHOKE_PROTECT_BY_SRCHOST;
+	REQUIRE(thost_init_values(&th, &c) == 0);
+	set_share(&th.q, 1u << 26, 256);
+	th.q.pr.e[5].flow = 7; /* the host, above half its share */
+	th.q.pr.e[5].rate = (uint32_t)(th.q.pr.fair / 2 + 1000);
+	th.q.pr.e[5].stamp = th.q.pr.clock;
+	TL_DISCARD(choke_enqueue_as(&th.q, &pk[0], 100, 42, 7, 0, 0, &th.v));
+	CHECK_EQ(choke_lane_len(&th.q), 1);
+	TL_DISCARD(choke_enqueue_as(&th.q, &pk[1], 100, 42, 7, 0, 0, &th.v));
+	CHECK_EQ(choke_lane_len(&th.q), 1);
+	INV(&th.q);
+	thost_free(&th);
+}
+
 const struct tl_test protect_tests[] = {
 	{ "protect/config", test_protect_config },
 	{ "protect/sample-and-decay", test_protect_sample_and_decay },
@@ -1404,5 +1428,6 @@ const struct tl_test protect_tests[] = {
 	{ "protect/target-correction", test_protect_target_correction },
 	{ "sparse/lane", test_sparse_lane },
 	{ "sparse/with-protect", test_sparse_with_protect },
+	{ "sparse/hosts", test_sparse_hosts },
 	{ NULL, NULL },
 };

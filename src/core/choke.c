@@ -1146,8 +1146,13 @@ enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id
 				}
 				pe = protect_account(q, id, len);
 			}
+			/* by flows, a flow above half its share is no light one;
+			 * by hosts, the light flow of a busy host (its ping
+			 * beside its downloads) still is, and protect polices
+			 * the host in the lane as in the queue */
 			if (unlikely(q->sparse) && lane_takes(q, flow, len) &&
-			    (pe == PROTECT_NONE || q->pr.e[pe].rate <= q->pr.fair >> 1))
+			    (pe == PROTECT_NONE || q->protect_by ||
+			     q->pr.e[pe].rate <= q->pr.fair >> 1))
 				return lane_enqueue(q, pkt, len, flow, pe, pkt_flags);
 			outcome = choke_decide(q, flow, id, pkt, len, pkt_flags, pe, v);
 		} else
