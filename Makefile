@@ -297,6 +297,7 @@ check: | deps
 		build/clang/src/pkt/flow.o build/clang/src/pkt/ecn.o
 	BUILD=build/gcc sh tests/install.sh
 	BUILD=build/gcc sh tests/version.sh
+	BUILD=build/gcc sh tests/symbols.sh
 	@if [ "$$(id -u)" = 0 ]; then CHOKE=./build/gcc/choke sh tests/replay-real.sh && \
 		CHOKE=./build/gcc/choke sh tests/bridge.sh && \
 		CHOKE=./build/gcc/choke sh tests/soak.sh 120 && \
