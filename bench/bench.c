@@ -834,6 +834,12 @@ static void print_json(const struct result *res, size_t n)
 	printf("\n]\n");
 }
 
+/* A row of discipline disc measured at the targets' queue. */
+static int target_row(const struct result *x, int disc)
+{
+	return (int)x->disc == disc && x->queue == BENCH_TARGET_QUEUE && x->measured == 1;
+}
+
 /*
  * The burst path against its like-for-like peer (issue #24): choke_burst
  * at most 1.25x dpdk_red_burst at the 1000-packet queue over every flow
@@ -841,15 +847,13 @@ static void print_json(const struct result *res, size_t n)
  */
 static void print_burst_peer(FILE *f, const struct result *res, size_t n)
 {
+	const struct result *x;
 	char buf[256] = "";
-	size_t i, bl = 0;
+	size_t bl = 0;
 	int have_b = 0, have_r = 0, bar = 1, goal = 1;
 
-	for (i = 0; i < n; i++) {
-		const struct result *x = &res[i];
-
-		if (x->disc != D_CHOKE_BURST || x->queue != BENCH_TARGET_QUEUE ||
-		    x->measured != 1)
+	for (x = res; x < res + n; x++) {
+		if (!target_row(x, D_CHOKE_BURST))
 			continue;
 		have_b = 1;
 		if (x->ratio_dpdk_burst < 0)
@@ -969,8 +973,7 @@ static void print_summary(FILE *f, const struct result *res, size_t n)
 		for (i = 0; i < n; i++) {
 			const struct result *x = &res[i];
 
-			if (x->disc != D_CHOKE_BURST || x->queue != BENCH_TARGET_QUEUE ||
-			    x->measured != 1)
+			if (!target_row(x, D_CHOKE_BURST))
 				continue;
 			have_b = 1;
 			if (x->ns_med > BENCH_BURST_TARGET_NS)
