@@ -43,6 +43,9 @@
 #define BENCH_PROTECT_RATIO 1.3
 #define BENCH_BURST_GOAL_RATIO 1.0 /* issue #16: the goal; 1.5x the bar */
 #define BENCH_BURST_TARGET_NS 10.0 /* 100 Mpps */
+/* issue #24: choke_burst against rte_red on the same burst floor */
+#define BENCH_BURST_PEER_RATIO 1.25
+#define BENCH_BURST_PEER_GOAL 1.0
 
 #ifndef likely
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -831,6 +834,56 @@ static void print_json(const struct result *res, size_t n)
 	printf("\n]\n");
 }
 
+/* A row of discipline disc measured at the targets' queue. */
+static int target_row(const struct result *x, int disc)
+{
+	return (int)x->disc == disc && x->queue == BENCH_TARGET_QUEUE && x->measured == 1;
+}
+
+/*
+ * The burst path against its like-for-like peer (issue #24): choke_burst
+ * at most 1.25x dpdk_red_burst at the 1000-packet queue over every flow
+ * count measured, the goal 1.0x. Appended to the summary line.
+ */
+static void print_burst_peer(FILE *f, const struct result *res, size_t n)
+{
+	const struct result *x;
+	char buf[256] = "";
+	size_t bl = 0;
+	int have_b = 0, have_r = 0, bar = 1, goal = 1;
+
+	for (x = res; x < res + n; x++) {
+		if (!target_row(x, D_CHOKE_BURST))
+			continue;
+		have_b = 1;
+		if (x->ratio_dpdk_burst < 0)
+			continue;
+		have_r = 1;
+		if (x->ratio_dpdk_burst > BENCH_BURST_PEER_RATIO)
+			bar = 0;
+		if (x->ratio_dpdk_burst > BENCH_BURST_PEER_GOAL)
+			goal = 0;
+		bl += (size_t)snprintf(buf + bl, sizeof(buf) - bl, "%s%.2fx at %u flow%s",
+				       bl ? ", " : "", x->ratio_dpdk_burst, x->flows,
+				       x->flows == 1 ? "" : "s");
+	}
+	if (!have_b)
+		return;
+	if (have_r)
+		fprintf(f, "; choke_burst <= %.2fx dpdk_red_burst: %s, <= %.1fx (goal): %s (%s)",
+			BENCH_BURST_PEER_RATIO, bar ? "MET" : "NOT MET", BENCH_BURST_PEER_GOAL,
+			goal ? "MET" : "NOT MET", buf);
+	else
+		fprintf(f, "; choke_burst <= %.2fx dpdk_red_burst: not evaluated (%s)",
+			BENCH_BURST_PEER_RATIO,
+#ifdef HAVE_DPDK
+			"dpdk_red_burst not measured"
+#else
+			"built without DPDK"
+#endif
+		);
+}
+
 /* The issue's targets at the 1000-packet queue, over every flow count. */
 static void print_summary(FILE *f, const struct result *res, size_t n)
 {
@@ -869,7 +922,9 @@ static void print_summary(FILE *f, const struct result *res, size_t n)
 	}
 	if (!have_choke) {
 		fprintf(f, "summary: choke at queue %u not measured: targets "
-			"not evaluated\n", BENCH_TARGET_QUEUE);
+			"not evaluated", BENCH_TARGET_QUEUE);
+		print_burst_peer(f, res, n);
+		fprintf(f, "\n");
 		return;
 	}
 	if (have_ratio)
@@ -918,8 +973,7 @@ static void print_summary(FILE *f, const struct result *res, size_t n)
 		for (i = 0; i < n; i++) {
 			const struct result *x = &res[i];
 
-			if (x->disc != D_CHOKE_BURST || x->queue != BENCH_TARGET_QUEUE ||
-			    x->measured != 1)
+			if (!target_row(x, D_CHOKE_BURST))
 				continue;
 			have_b = 1;
 			if (x->ns_med > BENCH_BURST_TARGET_NS)
@@ -947,6 +1001,7 @@ static void print_summary(FILE *f, const struct result *res, size_t n)
 				goal ? "MET" : "NOT MET", BENCH_TARGET_RATIO,
 				bar ? "MET" : "NOT MET", mpps ? "MET" : "NOT MET", bbuf);
 	}
+	print_burst_peer(f, res, n);
 	/* The floor shows the host's state: on a shared VM every row moves
 	 * with it, and the ratios with them (docs/performance.md). */
 	if (fifo_ns > 0)

@@ -78,7 +78,34 @@ if [ "$st" = 2 ] && grep -q -- "--frob" "$tmp/err"; then ok bad-option; else bad
 st=$(run "$BENCH" pkt --frob)
 if [ "$st" = 2 ] && grep -q -- "--frob" "$tmp/err"; then ok pkt-bad-option; else bad pkt-bad-option "status $st"; fi
 
-# 4. the benchmarks live here only: `choke bench` is an unknown command
+# 4. the burst path's verdict against rte_red on the same floor (issue 24):
+# the summary's MET / NOT MET agrees with the ratios in the JSON
+st=$(run "$BENCH" --quick --queue 1000 --flows 1 --only choke_burst,dpdk_red_burst --json)
+python3 - "$tmp/out" "$tmp/err" <<'PY' >"$tmp/py" 2>&1
+import json, re, sys
+rows = json.load(open(sys.argv[1]))
+summary = open(sys.argv[2]).read()
+cb = [r for r in rows if r["discipline"] == "choke_burst"]
+peer = [r for r in rows if r["discipline"] == "dpdk_red_burst"]
+assert len(cb) == 1 and len(peer) == 1, rows
+if peer[0]["available"] is False:
+    assert "choke_burst <= 1.25x dpdk_red_burst: not evaluated (built without DPDK)" in summary, summary
+    print("not evaluated (built without DPDK)")
+else:
+    ratio = cb[0]["ratio_to_dpdk_red_burst"]
+    m = re.search(r"choke_burst <= 1\.25x dpdk_red_burst: (MET|NOT MET), "
+                  r"<= 1\.0x \(goal\): (MET|NOT MET) \(([0-9.]+)x at 1 flow\)", summary)
+    assert m, summary
+    assert (m.group(1) == "MET") == (ratio <= 1.25), (ratio, m.group(0))
+    assert (m.group(2) == "MET") == (ratio <= 1.0), (ratio, m.group(0))
+    assert abs(float(m.group(3)) - ratio) < 0.006, (ratio, m.group(0))
+    print("%.2fx: %s" % (ratio, m.group(1)))
+PY
+py=$?
+if [ "$st" = 0 ] && [ $py = 0 ]; then ok "burst-peer-verdict: $(cat "$tmp/py")"
+else bad burst-peer-verdict "status $st $(cat "$tmp/py" "$tmp/err")"; fi
+
+# 5. the benchmarks live here only: `choke bench` is an unknown command
 st=$(run "$CHOKE" bench --quick)
 if [ "$st" = 2 ] && grep -q 'unknown command "bench"' "$tmp/err"; then ok not-in-choke
 else bad not-in-choke "choke bench: status $st"; fi
