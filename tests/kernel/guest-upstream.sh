@@ -6,7 +6,9 @@
 # (tests/kernel/upstream-mods.sh), each loaded in turn and put through
 #   - tdc: tc-testing's choke cases (tc-tests/qdiscs/choke.json) with the
 #     kernel tree's own tdc.py and nsPlugin (Python's standard library only);
-#   - the selftest upstream/linux/sch_choke_wedge.sh (the wedge workload);
+#   - the selftest of upstream/linux/net/0002 (sch_choke.sh, with
+#     tests/kernel/selftest-lib.sh as its lib.sh; upstream-mods.sh puts
+#     both in CHOKE_UPSTREAM_MODS/selftest);
 #   - leak: the sk_buffs alive before and after a reset (link down) and a
 #     destroy (qdisc delete) of a loaded qdisc, and kmemleak;
 #   - alias: 8 UDP flows with the same ports from one host to 8 addresses,
@@ -105,8 +107,7 @@ u_tdc() { # OUT_DIR
 u_selftest() { # OUT_DIR
 	local before
 	before=$(u_slab)
-	FLOOD_SECONDS=$([ "$U_QUICK" = 1 ] && echo 12 || echo 15) \
-		timeout 300 bash upstream/linux/sch_choke_wedge.sh > "$1/selftest.txt" 2>&1
+	(cd "$U_MODS/selftest" && timeout 120 bash ./sch_choke.sh) > "$1/selftest.txt" 2>&1
 	echo "selftest-exit $?" >> "$1/selftest.txt"
 	sleep 2
 	echo "skb_before $before" >> "$1/selftest.txt"
