@@ -438,7 +438,7 @@ def report_stall(rep, run, impls):
             # the full configuration always breaks mainline: it wedges, or
             # (on a slow or loaded host, where the flood arrives unevenly)
             # the ring wraps short of a full queue and strands packets for
-            # good; both are the bug upstream/linux/0001 fixes
+            # good; both are the bug upstream/linux/net/0001 fixes
             if impl == "mainline" and cfg == "full" and kv["verdict"] not in ("WEDGED", "STRANDED"):
                 rep.fail("mainline: the wedge (%s) was not reproduced: %s" % (words, kv["verdict"]))
     table(rep, ("impl", "config", "verdict", "frozen at s", "sent pkt", "kbit/s", "backlog after", "pdrop",
