@@ -3,8 +3,11 @@
 /*
  * choke-blast: send UDP frames as fast as one core can through an AF_PACKET
  * transmit ring (for the forwarding benchmark, bench/fwd.sh).
- * Usage: choke-blast IFNAME FRAME_BYTES SECONDS DST_MAC [FLOWS]
- * Prints the number of frames handed to the interface.
+ * Usage: choke-blast IFNAME FRAME_BYTES SECONDS DST_MAC [FLOWS [hash]]
+ * Prints the number of frames handed to the interface. The ring bypasses
+ * the interface's qdisc, and the kernel then picks the transmit queue by
+ * the sending CPU; with `hash` it goes through the stack's own choice,
+ * each flow hashed to a queue (bench/xdp-queues.sh: a multi-queue veth).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
 
 #include "../src/bridge/afp.h"
 #include "choke/pkt.h"
@@ -45,8 +49,8 @@ int main(int argc, char **argv)
 	double secs, t_end;
 	uint64_t sent = 0, full = 0;
 
-	if (argc < 5) {
-		fprintf(stderr, "usage: choke-blast IFNAME FRAME_BYTES SECONDS DST_MAC [FLOWS]\n");
+	if (argc < 5 || (argc > 6 && strcmp(argv[6], "hash"))) {
+		fprintf(stderr, "usage: choke-blast IFNAME FRAME_BYTES SECONDS DST_MAC [FLOWS [hash]]\n");
 		return 2;
 	}
 	size = (uint32_t)atoi(argv[2]);
@@ -88,6 +92,14 @@ int main(int argc, char **argv)
 	if (afp_tx_open(&tx, argv[1], 2048, 4096, err, sizeof(err))) {
 		fprintf(stderr, "choke-blast: %s\n", err);
 		return 1;
+	}
+	if (argc > 6) { /* through dev_queue_xmit: its queue choice hashes the flow */
+		int zero = 0;
+
+		if (setsockopt(tx.fd, SOL_PACKET, PACKET_QDISC_BYPASS, &zero, sizeof(zero))) {
+			fprintf(stderr, "choke-blast: PACKET_QDISC_BYPASS: %s\n", strerror(errno));
+			return 1;
+		}
 	}
 	t_end = now_s() + secs;
 	while (now_s() < t_end) {

@@ -3,13 +3,16 @@
 /* libFuzzer target: what `choke exporter` reads from others (src/exporter/).
  * The first byte picks the reader, the rest is its input:
  *   0: an HTTP request head (http.c): a verdict from the allowed set, and a
- *      verdict, once given, stays the same whatever bytes follow;
+ *      verdict, once given, stays the same whatever bytes follow (and so
+ *      does the page asked for); the scrape timeout read from a head it
+ *      accepted is absent or within its bounds;
  *   1: a bridge's exposition (merge.c): a refusal says why and changes
  *      nothing; what is accepted writes back out as an exposition that is
  *      accepted again;
  *   2: a buffer of an rtnetlink qdisc dump, then the same as a link dump
- *      (nlqdisc.c): whatever was parsed renders (qdisc_om.c) as an
- *      exposition that is accepted. */
+ *      (nlqdisc.c): whatever was parsed, widened against itself read before
+ *      (nlq_widen), renders (qdisc_om.c) as an exposition that is
+ *      accepted. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +36,7 @@ static void must_reparse(const char *text, size_t len)
 		return;
 	memcpy(buf, text, len);
 	memcpy(buf + len, "# EOF\n", 6);
-	if (om_merge(&again, buf, len + 6, "again", "x", NULL, err, sizeof(err))) {
+	if (om_merge(&again, buf, len + 6, "again", "x", NULL, NULL, err, sizeof(err))) {
 		fprintf(stderr, "written back and refused: %s\n", err);
 		abort();
 	}
@@ -58,6 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const int ok[] = { 0, 200, 400, 404, 405, 431, 505 };
 	char err[300];
 	int which, head, v, w, k;
+	enum http_page page, wpage;
 
 	if (size < 1 || size > (1 << 20))
 		return 0;
@@ -69,15 +73,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (size > 2 * HTTP_MAX_HEAD)
 			return 0;
-		v = http_judge(s, size, &head);
+		v = http_judge(s, size, &head, &page);
 		for (k = 0; k < 7 && ok[k] != v; k++)
 			;
 		if (k == 7)
 			abort();
+		if (v == 200) {
+			long ms = http_scrape_timeout_ms(s, size);
+
+			if (ms != -1 && (ms < 1 || ms > 3600000))
+				abort();
+		}
 		/* a verdict on a prefix is the verdict on the whole */
 		for (cut = 0; cut < size && cut <= HTTP_MAX_HEAD; cut += 1 + cut / 16) {
-			w = http_judge(s, cut, &head);
-			if (w != 0 && w != v) {
+			w = http_judge(s, cut, &head, &wpage);
+			if (w != 0 && (w != v || (w == 200 && wpage != page))) {
 				fprintf(stderr, "%d at %zu bytes, %d at %zu\n", w, cut, v, size);
 				abort();
 			}
@@ -91,12 +101,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					    "choke_bridge_x_total 1\n# EOF\n";
 
 		/* a first source, then this one */
-		if (om_merge(&set, first, sizeof(first) - 1, "bridge", "first", NULL, err, sizeof(err)))
+		static const char *const no_samples[] = { "choke_bridge_y", NULL };
+
+		if (om_merge(&set, first, sizeof(first) - 1, "bridge", "first", NULL, NULL, err,
+			     sizeof(err)))
 			abort();
 		before = written(&set, &blen);
 		err[0] = 0;
-		if (om_merge(&set, (const char *)data, size, "bridge", "b\"\\\n", NULL, err,
-			     sizeof(err))) {
+		if (om_merge(&set, (const char *)data, size, "bridge", "b\"\\\n", NULL, no_samples,
+			     err, sizeof(err))) {
 			after = written(&set, &alen);
 			if (!err[0] || alen != blen || memcmp(before, after, blen))
 				abort(); /* a refusal says why and changes nothing */
@@ -109,6 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		om_free(&set);
 	} else {
 		struct nlq_set s = { NULL, 0, 0, 0 };
+		struct nlq_history hist = { NULL, 0 };
 		struct nlmsghdr h;
 		uint32_t seq = 0;
 		char *out = NULL;
@@ -121,6 +135,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		nlq_parse_qdiscs(data, size, seq, &s, err, sizeof(err));
 		nlq_parse_links(data, size, seq, &s, err, sizeof(err));
+		/* twice: the second reading widens against the first */
+		nlq_widen(&hist, &s);
+		nlq_widen(&hist, &s);
+		nlq_history_free(&hist);
 		f = open_memstream(&out, &olen);
 		if (!f)
 			abort();

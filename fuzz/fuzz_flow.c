@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
 /* SPDX-FileCopyrightText: 2026 The choke authors */
 /* libFuzzer target: the flow dissector and ECN marking on arbitrary frames.
- * Byte 0 picks the link type, the rest is the frame. Checks: never reads
- * past the frame (ASan), marking keeps the key, sets CE, and keeps a valid
- * IPv4 header checksum valid. */
+ * Byte 0 picks the link type (its low 4 bits: Ethernet, raw IP, cooked v1,
+ * IPv4, IPv6, cooked v2, an unknown one, BSD loopback NULL and LOOP, PPP,
+ * PPP in HDLC framing, Cisco HDLC, 802.11, radiotap, NFLOG, PKTAP), the
+ * rest is the frame. Checks: never reads past the frame (ASan), marking
+ * keeps the key, sets CE, and keeps a valid IPv4 header checksum valid. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const int lts[8] = { 1, 101, 113, 228, 229, 276, 1, 0 };
+	static const int lts[16] = { 1, 101, 113, 228, 229, 276, 999, 0,
+				     108, 9, 50, 104, 105, 127, 239, 258 };
 	struct choke_flow_key k, k2;
 	struct choke_pkt_info i, i2;
 	uint8_t *f;
@@ -22,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	lt = lts[data[0] & 7];
+	lt = lts[data[0] & 15];
 	n = size - 1;
 	f = malloc(n ? n : 1); /* exactly n bytes: any overread is caught */
 	memcpy(f, data + 1, n);

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
 /* SPDX-FileCopyrightText: 2026 The choke authors */
 /* libFuzzer target: the pcap replay path on arbitrary files (pcap, pcapng
- * or garbage), through a small CHOKe queue with ECN and --write. */
+ * or garbage; both readers: its own for classic pcap, libpcap for the
+ * rest), through a small CHOKe queue with ECN and --write. Every record is
+ * replayed or skipped, every packet accounted for, every step back of time
+ * counted once, and --strict lets nothing through that it refuses. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -40,7 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* every record replayed or skipped, every packet accounted for */
 		if (r.offered_pkts != r.delivered_pkts + r.dropped_pkts ||
 		    r.offered_pkts + replay_skipped(&r) != r.packets_read ||
-		    (o.strict && replay_skipped(&r)))
+		    r.sorted + r.held + r.steps_back != r.reordered ||
+		    (o.strict && (replay_skipped(&r) || r.held || r.steps_back || r.cut)))
 			abort();
 		replay_result_free(&r);
 	} else if (rc > 0 || !rerr[0]) {

@@ -36,13 +36,20 @@ enum {
 
 /* What struct choke_config holds beyond mainline's options (the same
  * fields, the same meanings: include/choke/core.h). All zero is plain
- * CHOKe. Byte mode is not offered here (the module counts packets). */
+ * CHOKe. Byte mode is not offered here (the module counts packets; protect
+ * counts bytes). The module takes the first 4 bytes alone too (version
+ * 0.1.0's form: the fields after protect are then 0) and dumps all 12. */
 struct tc_chokeplus_variant {
 	__u8 variant;  /* 0 one draw, 1 draws, 2 adaptive, 3 geometric */
 	__u8 draws;    /* draws: 2..16; geometric: the cap, 1..16; else 0 */
 	__u16 protect; /* protect's table entries (8..256, a power of two);
 			  0: off */
+	__u8 protect_by; /* 0 flows, 1 srchost, 2 dsthost, 3 hosts (protect) */
+	__u8 sparse;     /* 1: the light lane */
+	__u16 pad;       /* 0 */
+	__u32 target_us; /* protect's delay target, 1..1000000 us; 0: none */
 };
+#define TC_CHOKEPLUS_VARIANT_V1_LEN 4
 
 struct tc_chokeplus_xstats {
 	__u32 early;   /* as struct tc_choke_xstats */
@@ -51,6 +58,9 @@ struct tc_chokeplus_xstats {
 	__u32 marked;
 	__u32 matched;
 	__u32 protect; /* arrivals protect dropped above their fair share */
+	/* new with protect in bytes (a reader takes what the length holds) */
+	__u32 protect_marked; /* ECT arrivals protect marked instead */
+	__u32 lane;           /* arrivals that took the light lane */
 };
 
 #endif /* CHOKE_KMOD_CHOKEPLUS_H */

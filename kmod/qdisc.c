@@ -127,7 +127,7 @@ struct libchoke_sched {
 	siphash_key_t hkey;		/* per-instance key for folding */
 	struct Qdisc *sch;
 	bool plus;			/* the id chokeplus (else choke) */
-	bool keyed;			/* protect: every arrival's flow key,
+	bool keyed;			/* protect or sparse: every arrival's flow key,
 					 * its hash the core's flow value */
 	/* packets and bytes the current change (or reset) dropped, for the
 	 * parents' backlog */
@@ -208,6 +208,34 @@ static u32 libchoke_cb_hash(const struct libchoke_sched *q,
 			     (u32)be16_to_cpu(cb->dport) << 16,
 			     cb->src, cb->dst, &q->hkey);
 
+	return (u32)(h ^ (h >> 32));
+}
+
+/*
+ * protect's identity (the qdisc's protect_by): the flow's hash, or a keyed
+ * hash of the source address, the destination address or both (IPv6
+ * addresses as folded in the control block; the protocol family keeps an
+ * IPv4 host from an IPv6 one).
+ */
+static u32 libchoke_cb_identity(const struct libchoke_sched *q,
+				const struct libchoke_cb *cb, u32 flow)
+{
+	u32 fam = (u32)cb->addr_type << 8 | (u32)be16_to_cpu(cb->n_proto) << 16;
+	u64 h;
+
+	switch (q->cfg.protect_by) {
+	case CHOKE_PROTECT_BY_SRCHOST:
+		h = siphash_3u32(fam | 1, cb->src, 0, &q->hkey);
+		break;
+	case CHOKE_PROTECT_BY_DSTHOST:
+		h = siphash_3u32(fam | 2, 0, cb->dst, &q->hkey);
+		break;
+	case CHOKE_PROTECT_BY_HOSTS:
+		h = siphash_3u32(fam | 3, cb->src, cb->dst, &q->hkey);
+		break;
+	default:
+		return flow;
+	}
 	return (u32)(h ^ (h >> 32));
 }
 
@@ -294,7 +322,7 @@ static int libchoke_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	unsigned int len = qdisc_pkt_len(skb);
 	unsigned int pkt_flags = 0;
 	struct choke_verdict v;
-	u32 flow = 0;
+	u32 flow = 0, id = 0;
 	u64 now = 0;
 	int r;
 
@@ -306,13 +334,14 @@ static int libchoke_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	if (q->keyed) {
 		libchoke_cb_fill(q, skb, cb);
 		flow = libchoke_cb_hash(q, cb);
+		id = libchoke_cb_identity(q, cb, flow);
 	}
 	if ((q->cfg.flags & TC_RED_ECN) && libchoke_ecn_capable(skb))
 		pkt_flags |= CHOKE_PKT_ECN_CAPABLE;
 	if (choke_enqueue_needs_time(&q->core))
 		now = ktime_get_ns();
 
-	r = choke_enqueue(&q->core, skb, len, flow, pkt_flags, now, &v);
+	r = choke_enqueue_as(&q->core, skb, len, flow, id, pkt_flags, now, &v);
 	libchoke_sync(sch, q);
 	sch->qstats.overlimits = (u32)choke_get_stats(&q->core)->overlimits;
 
@@ -364,13 +393,16 @@ static struct sk_buff *libchoke_dequeue(struct Qdisc *sch)
 static struct sk_buff *libchoke_peek(struct Qdisc *sch)
 {
 	struct libchoke_sched *q = qdisc_priv(sch);
-	/* choke_peek() inline: the head slot holds a packet when the span
-	 * is not empty (a parent such as tbf peeks twice per packet) */
-	struct sk_buff *skb = choke_span(&q->core) ?
-			      choke_slot_at(&q->core, 0)->pkt : NULL;
+	/* choke_peek() inline without the light lane: the head slot holds a
+	 * packet when the span is not empty (a parent such as tbf peeks twice
+	 * per packet) */
+	struct sk_buff *skb = choke_lane_len(&q->core) ? choke_peek(&q->core) :
+			      choke_span(&q->core) ? choke_slot_at(&q->core, 0)->pkt : NULL;
 
+	/* with `target` protect also wants to know the link idled */
 	if (!skb && choke_dequeue_needs_time(&q->core) &&
-	    choke_qavg_scaled(&q->core) > ((u64)q->cfg.qth_min << q->cfg.Wlog))
+	    (q->cfg.target_us ||
+	     choke_qavg_scaled(&q->core) > ((u64)q->cfg.qth_min << q->cfg.Wlog)))
 		choke_dequeue(&q->core, ktime_get_ns(), NULL);
 	return skb;
 }
@@ -445,16 +477,16 @@ static int chokeplus_parse_variant(const struct nlattr *a,
 				   struct choke_config *c,
 				   struct netlink_ext_ack *extack)
 {
-	const struct tc_chokeplus_variant *v;
+	struct tc_chokeplus_variant vv = {}, *v = &vv;
 
 	if (!a)
 		return 0;
-	if (nla_len(a) != sizeof(*v)) {
+	if (nla_len(a) != sizeof(*v) && nla_len(a) != TC_CHOKEPLUS_VARIANT_V1_LEN) {
 		NL_SET_ERR_MSG_ATTR(extack, a,
-				    KBUILD_MODNAME ": TCA_CHOKEPLUS_VARIANT must be a struct tc_chokeplus_variant (4 bytes)");
+				    KBUILD_MODNAME ": TCA_CHOKEPLUS_VARIANT must be a struct tc_chokeplus_variant (12 bytes, or its first 4)");
 		return -EINVAL;
 	}
-	v = nla_data(a);
+	memcpy(v, nla_data(a), nla_len(a));
 	switch (v->variant) {
 	case CHOKE_VAR_NONE:
 	case CHOKE_VAR_ADAPTIVE:
@@ -490,9 +522,27 @@ static int chokeplus_parse_variant(const struct nlattr *a,
 				    KBUILD_MODNAME ": the protect table must have 8 to 256 entries, a power of two");
 		return -EINVAL;
 	}
+	if (v->protect_by >= CHOKE_PROTECT_BY_N || (v->protect_by && !v->protect)) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    KBUILD_MODNAME ": protect shares among flows, srchost, dsthost or hosts (0 to 3), with protect");
+		return -EINVAL;
+	}
+	if (v->target_us > CHOKE_TARGET_MAX_US || (v->target_us && !v->protect)) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    KBUILD_MODNAME ": target must be 1 us to 1 s, with protect");
+		return -EINVAL;
+	}
+	if (v->sparse > 1 || v->pad) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    KBUILD_MODNAME ": sparse is 0 or 1, and the padding 0");
+		return -EINVAL;
+	}
 	c->variant = v->variant;
 	c->draws = v->draws;
 	c->protect = v->protect;
+	c->protect_by = v->protect_by;
+	c->sparse = v->sparse;
+	c->target_us = v->target_us;
 	return 0;
 }
 
@@ -674,7 +724,7 @@ static int libchoke_change(struct Qdisc *sch, struct nlattr *opt,
 	/* Packets queued before protect was turned on carry the flow value
 	 * 0, and after it was turned off their hashes: until they leave, an
 	 * arrival is not matched against them (RED and protect still act). */
-	q->keyed = c.protect != 0;
+	q->keyed = c.protect || c.sparse;
 	libchoke_sync(sch, q);
 	if (q->change_drops)
 		qdisc_tree_reduce_backlog(sch, q->change_drops, q->change_bytes);
@@ -714,7 +764,7 @@ static int libchoke_init_as(struct Qdisc *sch, struct nlattr *opt, bool plus,
 	}
 	q->ring = ring;
 	q->cfg = c;
-	q->keyed = c.protect != 0;
+	q->keyed = c.protect || c.sparse;
 	get_random_bytes(&q->hkey, sizeof(q->hkey));
 	choke_seed(&q->core, get_random_u64());
 	choke_set_ops(&q->core, &ops);
@@ -781,6 +831,9 @@ static int libchoke_dump(struct Qdisc *sch, struct sk_buff *skb)
 			.variant = c->variant,
 			.draws = c->draws,
 			.protect = c->protect,
+			.protect_by = c->protect_by,
+			.sparse = c->sparse,
+			.target_us = c->target_us,
 		};
 
 		if (nla_put(skb, TCA_CHOKEPLUS_VARIANT, sizeof(var), &var))
@@ -819,6 +872,8 @@ static int chokeplus_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.other = (u32)READ_ONCE(s->other_drop),
 		.matched = (u32)READ_ONCE(s->matched),
 		.protect = (u32)READ_ONCE(s->protect_drop),
+		.protect_marked = (u32)READ_ONCE(s->protect_mark),
+		.lane = (u32)READ_ONCE(s->lane_pkts),
 	};
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));
@@ -887,4 +942,4 @@ module_exit(libchoke_module_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("CHOKe queue discipline on the libchoke core (qdisc ids \"choke\", mainline's options, and \"chokeplus\", protect and the variants; never wraps)");
 MODULE_ALIAS("sch_chokeplus");
-MODULE_VERSION("0.1.0");
+MODULE_VERSION(CHOKE_VERSION); /* the file VERSION, through kmod/Kbuild */

@@ -54,9 +54,14 @@ import json, sys
 rows = json.load(open(sys.argv[1]))
 keys = [r for r in rows if r["bench"] == "flow_key"]
 rep = [r for r in rows if r["bench"] == "replay"]
-assert len(keys) == 3 and len(rep) == 1, rows
+goals = [r for r in rows if r["bench"] == "goals"]
+assert len(keys) == 4 and len(rep) == 1 and len(goals) == 1, rows
 assert all(r["ns_per_frame"] > 0 and r["ratio_to_floor"] > 0 for r in keys), keys
 assert rep[0]["packets"] == 100000 and rep[0]["mpps"] > 0, rep
+g = goals[0]
+assert g["key_ns_worst"] == max(r["ns_per_frame"] for r in keys[:3]), g
+assert g["key_met"] == (g["key_ns_worst"] <= g["key_ns_goal"] == 10), g
+assert g["replay_met"] == (g["replay_mpps"] >= g["replay_mpps_goal"] == 10), g
 print("%d rows" % len(rows))
 PY
 py=$?

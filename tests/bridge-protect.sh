@@ -15,13 +15,17 @@
 #   CHOKE=build/gcc/choke sh tests/bridge-protect.sh --table [REPEATS]
 #       the evaluation (make eval-bridge; about 12 minutes with 2 repeats):
 #       plain CHOKe, draws 8, adaptive, protect, RED and FIFO with the same
-#       words, 1 and 4 floods, each repeated; a markdown table on stdout
-#       (docs/results.md, section 11)
+#       words, 1 and 4 floods, each repeated, with a ping every 200 ms
+#       through the bridge while TCP runs; a markdown table on stdout
+#       (docs/results.md, section 11). The protect rows are the candidates
+#       of tests/protect-words (PROTECT_WORDS='LABEL=WORDS;...' replaces
+#       them), run as `choke WORDS`.
 #
 # Needs root, iproute2, iperf3, ethtool, python3. BRIDGE_TEST_SECONDS sets
 # the length of each TCP test (default 12).
 set -u
 CHOKE=$(readlink -f "${CHOKE:-build/gcc/choke}")
+HERE=$(cd "$(dirname "$0")" && pwd)
 T=${BRIDGE_TEST_SECONDS:-12}
 WORDS="limit 300 min 25 max 50"
 mode=test
@@ -86,26 +90,41 @@ stop_bridge() {
 	rm -f "$tmp/ctl.sock"
 }
 
-# K floods of 40/K Mbit/s start 2 s before 8 TCP streams and end after them
+# K floods of 40/K Mbit/s start 2 s before 8 TCP streams and end after them;
+# in the table, a ping every 200 ms through the bridge while TCP runs
 traffic() { # name, K
 	ip netns exec $C timeout $((T + 25)) iperf3 -c 10.56.0.2 -p 5202 -u \
 		-b $((40 / $2))M -P $2 -l 1400 -t $((T + 8)) -J --get-server-output \
 		>"$tmp/$1.udp" 2>&1 &
 	upid=$!
 	sleep 2
+	: >"$tmp/$1.ping"
+	ppid=
+	if [ $mode = table ]; then
+		ip netns exec $C timeout $((T + 10)) ping -n -i 0.2 -W 2 -c $((T * 5)) 10.56.0.2 \
+			>"$tmp/$1.ping" 2>&1 &
+		ppid=$!
+	fi
 	ip netns exec $C timeout $((T + 15)) iperf3 -c 10.56.0.2 -p 5201 -P 8 -t $T \
 		-J >"$tmp/$1.tcp" 2>&1
 	wait $upid
+	[ -n "$ppid" ] && wait $ppid
 	return 0
 }
 
-# "tcp udp jain K": the goodput shares of the link while the TCP test ran
-# (TCP from its server's byte counts, UDP from the flood server's intervals
-# inside the TCP test), Jain's index over the TCP streams; or a line saying
-# iperf3 failed
+# "tcp udp jain K p50 p99 loss": the goodput shares of the link while the
+# TCP test ran (TCP from its server's byte counts, UDP from the flood
+# server's intervals inside the TCP test), Jain's index over the TCP
+# streams, the ping's median and 99th-percentile round trip in ms and the
+# share of pings lost ("- - -" without a ping); or a line saying iperf3 failed
 summary() { # name, K
-	python3 - "$tmp/$1.tcp" "$tmp/$1.udp" "$2" <<'PY'
+	python3 - "$tmp/$1.tcp" "$tmp/$1.udp" "$2" "$tmp/$1.ping" "$HERE" <<'PY'
 import json, sys
+sys.path.insert(0, sys.argv[5])
+from pingstats import ping as pingstats
+p = pingstats(sys.argv[4])
+ping = "%.3f %.3f %.4f" % (p["p50"], p["p99"], p["loss"]) if p["p50"] is not None else \
+    ("- - 1" if p["n"] else "- - -")
 try:
     tcp = json.load(open(sys.argv[1]))
     u = json.load(open(sys.argv[2]))
@@ -127,7 +146,7 @@ if not inside:
     print("failed: no flood intervals from the server (%s)" % u.get("error", "-"))
     sys.exit(0)
 udp = sum(i["bytes"] * 8 for i in inside) / sum(i["seconds"] for i in inside)
-print("%.4f %.4f %.4f %s" % (sum(rates) / 20e6, udp / 20e6, jain, sys.argv[3]))
+print("%.4f %.4f %.4f %s %s" % (sum(rates) / 20e6, udp / 20e6, jain, sys.argv[3], ping))
 PY
 }
 
@@ -193,10 +212,18 @@ PY
 fi
 
 # --- the table ----------------------------------------------------------------
-echo "| discipline | 1 flood: UDP share / fair (0.111) | TCP | Jain over TCP | 4 floods: UDP share / fair (0.333) | TCP | Jain over TCP |"
-echo "|---|---|---|---|---|---|---|"
-for d in "choke:choke $WORDS" "draws 8:choke $WORDS draws 8" "adaptive:choke $WORDS adaptive" \
-	"protect:choke $WORDS protect" "red:red $WORDS" "fifo:fifo limit 300"; do
+sh "$HERE/protect-words.sh" >"$tmp/words" || exit 2
+echo "| discipline | 1 flood: UDP share / fair (0.111) | TCP | Jain over TCP | ping p50 / p99 (ms) | 4 floods: UDP share / fair (0.333) | TCP | Jain over TCP | ping p50 / p99 (ms) |"
+echo "|---|---|---|---|---|---|---|---|---|"
+{
+	echo "choke:choke $WORDS"
+	echo "draws 8:choke $WORDS draws 8"
+	echo "adaptive:choke $WORDS adaptive"
+	sed 's/|/:choke /' "$tmp/words"
+	echo "red:red $WORDS"
+	echo "fifo:fifo limit 300"
+} >"$tmp/discs"
+while read -r d; do
 	label=${d%%:*}
 	words=${d#*:}
 	row="| $label |"
@@ -204,7 +231,7 @@ for d in "choke:choke $WORDS" "draws 8:choke $WORDS draws 8" "adaptive:choke $WO
 		: >"$tmp/rows"
 		r=0
 		while [ $r -lt $repeats ]; do
-			measure run $k $words
+			measure run $k $words </dev/null
 			echo "$res" >>"$tmp/rows"
 			echo "     $label, $k flood(s), run $((r + 1)): $res" >&2
 			r=$((r + 1))
@@ -221,10 +248,18 @@ def rng(xs, fmt):
     lo, hi = min(xs), max(xs)
     return (fmt % lo) if fmt % lo == fmt % hi else (fmt + "-" + fmt) % (lo, hi)
 udp = [float(r[1]) / fair for r in rows]
-print("%s | %s | %s |" % (rng(udp, "%.2f"), rng([float(r[0]) for r in rows], "%.3f"),
-                          rng([float(r[2]) for r in rows], "%.2f")))
+got = [r for r in rows if r[4] != "-"]
+ping = "%s / %s" % (rng([float(r[4]) for r in got], "%.1f"),
+                    rng([float(r[5]) for r in got], "%.0f")) if got else "all lost"
+loss = [float(r[6]) for r in rows if r[6] != "-"]
+if loss and max(loss) >= 0.005 and got:
+    ping += " (lost %s)" % rng([100 * x for x in loss], "%.1f%%")
+print("%s | %s | %s | %s |" % (rng(udp, "%.2f"), rng([float(r[0]) for r in rows], "%.3f"),
+                               rng([float(r[2]) for r in rows], "%.2f"), ping))
 PY
 )"
 	done
 	echo "$row"
-done
+done <"$tmp/discs"
+grep -v '^protect|' "$tmp/words" | sed 's/^\([^|]*\)|\(.*\)/`\1`: `choke \2`/'
+exit 0

@@ -13,7 +13,7 @@ set -u
 fails=0
 ok() { echo "ok   $1"; }
 bad() { fails=$((fails + 1)); echo "FAIL $1: $2"; }
-PKGS="choke-dkms choke libchoke-dev libchoke0"
+PKGS="choke-dkms tc-chokeplus choke libchoke-dev libchoke0"
 
 snapshot() {
 	# A machine with a kernel has its module index (modules.dep...), which
@@ -37,6 +37,7 @@ snapshot() {
 
 install_and_use() {
 	kver=$(ls /lib/modules 2>/dev/null | head -1)
+	version=$(cat /root/version) # the packages' (tests/deb.sh)
 	if dpkg -i /root/debs/*.deb >/root/dpkg-i.log 2>&1; then
 		ok "install: dpkg -i $(ls /root/debs | tr '\n' ' ')"
 	else
@@ -64,8 +65,22 @@ install_and_use() {
 			bad dkms-added "$(dkms status); $(tail -5 /root/dpkg-i.log)"
 		fi
 	fi
-	[ "$(command -v choke)" = /usr/bin/choke ] && [ "$(choke version)" = "choke 0.1.0" ] &&
+	[ "$(command -v choke)" = /usr/bin/choke ] && [ "$(choke version)" = "choke $version" ] &&
 		ok "choke: /usr/bin/choke, $(choke version)" || bad choke "$(command -v choke) $(choke version 2>&1)"
+	# the one version (docs/release.md), everywhere a user can read it:
+	# WHERE=VALUE pairs, every VALUE the packages' version
+	ko=$(ls /lib/modules/*/updates/dkms/sch_libchoke.ko 2>/dev/null | head -1)
+	got=$(for p in $PKGS; do echo "$p.deb=$(dpkg-query -W -f '${Version}' $p)"; done
+		echo "choke-version=$(choke version | sed 's/^choke //')"
+		echo "pkg-config=$(pkg-config --modversion choke)"
+		echo "dkms=$(dkms status sch_libchoke 2>/dev/null | sed -n 's|^sch_libchoke/\([^,:]*\).*|\1|p' | head -1)"
+		[ -z "$ko" ] || echo "modinfo=$(modinfo -F version "$ko")"
+		echo "NEWS=$(zcat -f /usr/share/doc/choke/NEWS* 2>/dev/null | sed -n 's/^Version \([^ ]*\) .*/\1/p' | head -1)")
+	if [ -z "$(echo "$got" | grep -v "=$version\$")" ]; then
+		ok "versions: all $version: $(echo $got)"
+	else
+		bad versions "not all $version: $(echo $got)"
+	fi
 	cd /
 	if choke demo >/root/demo.out 2>&1 && grep -q '^UDP share of the link ' /root/demo.out; then
 		ok "demo: $(grep '^UDP share of the link ' /root/demo.out | tr -s ' ')"
@@ -82,7 +97,7 @@ install_and_use() {
 	[ "$n" -ge 5 ] && ok "scenarios: $n in /usr/share/choke/scenarios" || bad scenarios "$n"
 	# a program against the library, through pkg-config
 	cd /root/example || return
-	if [ "$(pkg-config --modversion choke)" = 0.1.0 ] &&
+	if [ "$(pkg-config --modversion choke)" = "$version" ] &&
 		cc -std=c11 -Wall -Werror prog.c $(pkg-config --cflags --libs choke) -o prog-shared \
 			>/root/cc.out 2>&1 &&
 		ldd prog-shared | grep -q 'libchoke.so.0 => /[^ ]*/libchoke.so.0 ' &&
@@ -107,17 +122,38 @@ install_and_use() {
 	else
 		bad man "$(man -w choke 2>&1) $(cat /root/man.err)"
 	fi
-	if systemd-analyze verify choke-bridge@eth1.service choke-exporter.service >/root/verify.out 2>&1 &&
+	if systemd-analyze verify choke-bridge@eth1.service choke-bridge-xdp@eth1.service \
+		choke-exporter.service >/root/verify.out 2>&1 &&
 		[ ! -s /root/verify.out ]; then
-		ok "units-verify: systemd-analyze verify choke-bridge@eth1.service choke-exporter.service"
+		ok "units-verify: systemd-analyze verify choke-bridge@eth1.service choke-bridge-xdp@eth1.service choke-exporter.service"
 	else
 		bad units-verify "$(cat /root/verify.out)"
 	fi
-	if [ -f /etc/choke/bridge.conf.example ] &&
-		choke bridge --config /etc/choke/bridge.conf.example 2>&1 | grep -q 'no such interface: eth1'; then
-		ok "config-example: /etc/choke/bridge.conf.example reads (then: no such interface: eth1)"
+	ex=/usr/share/doc/choke/examples/bridge.conf.example
+	if [ -f $ex ] && [ -d /etc/choke ] && [ -z "$(ls -A /etc/choke)" ] &&
+		! dpkg-query --control-show choke conffiles >/dev/null 2>&1 &&
+		choke bridge --config $ex 2>&1 | grep -q 'no such interface: eth1'; then
+		ok "config-example: $ex reads (then: no such interface: eth1); /etc/choke empty, no conffile"
 	else
-		bad config-example "$(choke bridge --config /etc/choke/bridge.conf.example 2>&1)"
+		bad config-example "$(ls -A /etc/choke; choke bridge --config $ex 2>&1)"
+	fi
+	# the exporter's user and the sockets' group (debian/choke.sysusers)
+	if getent group choke >/dev/null && getent passwd _choke-exporter >/dev/null &&
+		id -nG _choke-exporter | tr ' ' '\n' | grep -qx choke &&
+		[ "$(getent passwd _choke-exporter | cut -d: -f7)" = /usr/sbin/nologin ] &&
+		[ "$(getent passwd _choke-exporter | cut -d: -f3)" -lt 1000 ]; then
+		ok "sysusers: the group choke, the system user _choke-exporter in it ($(id _choke-exporter))"
+	else
+		bad sysusers "$(getent group choke; getent passwd _choke-exporter)"
+	fi
+	# tc's chokeplus through the plugin of tc-chokeplus, from tc's own
+	# directory (help and a refusal are the plugin's alone: nothing reaches
+	# the kernel, which here is the host's)
+	if tc qdisc add dev lo root chokeplus help 2>&1 | grep -q '^Usage: ... chokeplus limit PACKETS' &&
+		tc qdisc add dev lo root chokeplus limit 100 protect 7 2>&1 | grep -q '^chokeplus: .*protect'; then
+		ok "tc-plugin: tc loads q_chokeplus.so from $(dirname "$(dpkg -L tc-chokeplus | grep q_chokeplus.so)"): $(tc qdisc add dev lo root chokeplus limit 100 protect 7 2>&1 | head -1)"
+	else
+		bad tc-plugin "$(tc qdisc add dev lo root chokeplus help 2>&1 | head -2; tc qdisc add dev lo root chokeplus limit 100 protect 7 2>&1 | head -2)"
 	fi
 }
 

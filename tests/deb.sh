@@ -10,17 +10,19 @@
 #    what the checks use (man-db, pkg-config, systemd, iproute2, and
 #    linux-headers-amd64 for DKMS unless DEB_TEST_HEADERS=no), cached
 #    beside it (named after that package list).
-# 2. In it (chroot, tests/deb-root.sh): the file list, `dpkg -i` of the four
+# 2. In it (chroot, tests/deb-root.sh): the file list, `dpkg -i` of the five
 #    packages (choke-dkms builds sch_libchoke for the headers' kernel, as
 #    Debian's DKMS packages do; without headers it is only added), then
 #    choke demo and choke sim from /usr/bin, README's program built with
 #    pkg-config (shared and static), man choke, the units through
-#    systemd-analyze verify, the module built by DKMS.
+#    systemd-analyze verify, the module built by DKMS, tc loading the
+#    chokeplus plugin, the exporter's user and group, every version.
 # 3. The same root booted with systemd-nspawn (systemd as PID 1, writes
 #    discarded; tests/deb-boot.sh): choke-bridge@.service started, reloaded,
-#    refused, crashed and restarted, stopped; choke-exporter.service serving
-#    the bridge; systemd-analyze security of both.
-# 4. `dpkg --purge` of the four, and the file list again: nothing left.
+#    refused, crashed and restarted, stopped; choke-exporter.service as its
+#    own user serving the bridge beside one that never answers, scraped by
+#    Prometheus with a 10 s timeout; systemd-analyze security of both.
+# 4. `dpkg --purge` of the five, and the file list again: nothing left.
 #
 # Results on stdout and in build/deb/check-deb.log (the booted root's
 # outputs, systemd-analyze security among them, in build/deb/boot/); about
@@ -32,7 +34,7 @@ log=$top/build/deb/check-deb.log
 [ "$(id -u)" = 0 ] || { echo "check-deb: needs root (chroot, mounts, systemd-nspawn)" >&2; exit 2; }
 version=$(dpkg-parsechangelog -l debian/changelog -S Version)
 debs=
-for p in libchoke0 libchoke-dev choke choke-dkms; do
+for p in libchoke0 libchoke-dev choke choke-dkms tc-chokeplus; do
 	f=$(ls build/deb/${p}_${version}_*.deb 2>/dev/null | head -1)
 	[ -n "$f" ] || { echo "check-deb: no build/deb/${p}_${version}_*.deb: run make deb first" >&2; exit 2; }
 	debs="$debs $f"
@@ -61,7 +63,7 @@ fi
 # what the checks use
 deps=$(for f in $debs; do dpkg-deb -f "$f" Depends; done | tr ',' '\n' |
 	sed 's/|.*//; s/(.*)//; s/:any//; s/ //g' | grep -v -x -e '' -e libchoke0 -e libchoke-dev \
-	-e choke -e choke-dkms | sort -u | tr '\n' ' ')
+	-e choke -e choke-dkms -e tc-chokeplus | sort -u | tr '\n' ' ')
 extra="man-db pkg-config systemd iproute2"
 [ "${DEB_TEST_HEADERS:-yes}" = no ] || extra="$extra linux-headers-amd64"
 want=$(echo $deps $extra | tr ' ' '\n' | sort -u | tr '\n' ' ')
@@ -114,6 +116,7 @@ cp /etc/resolv.conf "$root/etc/"
 mkdir -p "$root/root/debs"
 cp $debs "$root/root/debs/"
 cp tests/deb-root.sh "$root/root/deb-root.sh"
+echo "$version" >"$root/root/version"
 mkdir -p "$root/root/example"
 # README's program, as tests/install.sh takes it
 sed -n '/^```c$/,/^```$/p' README.md | sed '1d;$d' >"$root/root/example/prog.c"
@@ -144,8 +147,15 @@ StandardOutput=file:/out/boot.log
 StandardError=inherit
 TimeoutStartSec=240
 EOF
+# (CAP_IPC_LOCK and bpf(), which nspawn does not give by default and
+# choke-bridge-xdp@ needs: its UMEM is locked memory, libxdp loads its XSK
+# program)
+# Prometheus for the boot's scrape: the host's (a static Go program but for
+# libc; tools/deps.sh check-deb installs it)
+prom=
+[ -x /usr/bin/prometheus ] && prom=--bind-ro=/usr/bin/prometheus:/usr/local/bin/prometheus
 timeout -k 10 300 systemd-nspawn -q --register=no --keep-unit --volatile=overlay --private-network \
-	-D "$root" --bind="$work/out:/out" --bind-ro="$top/tests/deb-boot.sh:/choke-boot.sh" \
+	--capability=CAP_IPC_LOCK --system-call-filter=bpf -D "$root" --bind="$work/out:/out" --bind-ro="$top/tests/deb-boot.sh:/choke-boot.sh" $prom \
 	--bind-ro="$work/choke-test.service:/etc/systemd/system/choke-test.service" \
 	-b -- systemd.unit=choke-test.service >"$work/console.log" 2>&1
 st=$?

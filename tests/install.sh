@@ -13,13 +13,14 @@ d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT INT TERM
 fail() { echo "FAIL install: $*"; exit 1; }
 make -s install BUILD="$BUILD" CC=gcc PREFIX=/usr DESTDIR="$d" >/dev/null
-for f in usr/lib/libchoke.a usr/lib/libchoke.so.0.1.0 usr/lib/libchoke.so.0 \
+v=$(cat VERSION)
+for f in usr/lib/libchoke.a usr/lib/libchoke.so.$v usr/lib/libchoke.so.0 \
 	usr/lib/libchoke.so usr/include/choke/core.h usr/include/choke/params.h \
 	usr/include/choke/pkt.h usr/lib/pkgconfig/choke.pc usr/bin/choke \
 	usr/share/man/man1/choke.1; do
 	[ -e "$d/$f" ] || fail "$f missing"
 done
-soname=$(readelf -d "$d/usr/lib/libchoke.so.0.1.0" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+soname=$(readelf -d "$d/usr/lib/libchoke.so.$v" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ "$soname" = libchoke.so.0 ] || fail "soname is '$soname'"
 
 # the installed command links libc, libm, libpcap, libxdp and libbpf (the

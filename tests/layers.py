@@ -30,7 +30,8 @@ ALLOWED = {
     "sim": {"core", "params", "util"},
     "replay": {"core", "params", "pkt", "util"},
     "bridge": {"core", "params", "pkt", "util"},
-    "exporter": {"core", "params", "util", "bridge"},
+    # the exporter reads the module's chokeplus xstats from kmod/chokeplus.h
+    "exporter": {"core", "params", "util", "bridge", "kmod"},
     "cli": {"core", "params", "pkt", "util", "sim", "replay", "bridge", "exporter"},
     "kmod": {"core"},
     # kmod/tc: the tc plugin of the module's chokeplus id, userspace: the
@@ -143,7 +144,7 @@ WHAT = {
     "core": "src/core, include/choke/core.h, hh.h: the queue discipline (libchoke)",
     "pkt": "src/pkt, include/choke/pkt.h: flow keys, ECN marking, checksums",
     "params": "src/params, include/choke/params.h: tc's words to a configuration",
-    "util": "src/util: JSON escaping, safe output files, options and the command table's parser",
+    "util": "src/util: JSON and OpenMetrics label escaping, safe output files, options and the command table's parser",
     "sim": "src/sim: the simulator, its runner, sweeps, reports and plots",
     "replay": "src/replay: the pcap what-if replayer",
     "bridge": "src/bridge: choke bridge, its data path, counters and control socket",

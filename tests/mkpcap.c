@@ -11,8 +11,8 @@
  *               ICMP echo, ARP: 20 frames of each kind, 1 ms apart
  *   snap64      like paced, but captured with snaplen 64
  *   pcapng      like burst, in pcapng format (nanosecond resolution)
- *   badlink     a file of link type 105 (802.11)
- *   truncated   like paced, cut in the middle of a record
+ *   badlink     a file of link type 189 (Linux USB), which replay does not read
+ *   truncated   like paced, cut in the middle of record 51
  *   reorder     like paced, with one timestamp going backwards
  *   heavy       10 s: one UDP flow at 16 Mbit/s, 20 flows at 0.2 Mbit/s
  *   zipf        30000 frames of 1000 bytes, 0.4 ms apart, from 500 flows
@@ -25,7 +25,8 @@
  *   capover     snaplen 128, the others cut to it; its captured length is
  *               1000 (libpcap silently cuts it to 128)
  *   timejump    its timestamp is 2^30 s (34 years) later
- *   timewrap    its timestamp is 2^31 s later (negative as libpcap reads it)
+ *   timewrap    its timestamp is 2^31 s later (negative as libpcap reads
+ *               it; the file's field is unsigned)
  *   badfrac     its nanoseconds field is 1999999999
  *   bigcap      its captured length is 300000 (libpcap refuses the file)
  *   v6cut55     20 IPv6 UDP frames with a hop-by-hop header, snaplen 55:
@@ -309,7 +310,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "pcapng")) {
 		pcapng();
 	} else if (!strcmp(argv[1], "badlink")) {
-		header(105);
+		header(189);
 		record(0, (const uint8_t *)"0123456789", 10);
 	} else if (!strcmp(argv[1], "truncated")) {
 		paced();

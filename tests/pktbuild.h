@@ -22,6 +22,12 @@ static inline void pb_put16(struct pb *b, size_t at, uint16_t v)
 	b->d[at + 1] = (uint8_t)v;
 }
 
+static inline void pb_put16_raw(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
 static inline void pb_bytes(struct pb *b, size_t n, uint8_t v)
 {
 	memset(b->d + b->len, v, n);

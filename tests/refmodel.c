@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void protect_configure(struct refq *m, unsigned old_entries);
+static void protect_configure(struct refq *m, unsigned old_entries, uint64_t old_target);
 
 uint32_t ref_mainline_slots(uint32_t limit)
 {
@@ -38,7 +38,7 @@ void ref_init(struct refq *m, const struct choke_config *c,
 	m->rnd = rnd;
 	m->rnd_ctx = rnd_ctx;
 	m->same = same;
-	protect_configure(m, 0);
+	protect_configure(m, 0, 0);
 }
 
 void ref_free(struct refq *m)
@@ -69,9 +69,12 @@ static struct ref_slot *slot_mut(struct refq *m, uint32_t i)
 	return (struct ref_slot *)ref_slot_at(m, i);
 }
 
-/* drop slot 0 and every hole that follows it */
-static void pop_head(struct refq *m)
+/* drop slot 0 and every hole that follows it; returns whether the timed
+ * slot (`target`) was among them */
+static int pop_head(struct refq *m)
 {
+	uint32_t k = 0;
+
 	if (m->wrapped) {
 		/* the kernel's choke_zap_head_holes() */
 		m->ring[m->rhead].pkt = NULL;
@@ -80,12 +83,21 @@ static void pop_head(struct refq *m)
 			if (m->rhead == m->rtail)
 				break;
 		} while (m->ring[m->rhead].pkt == NULL);
-		return;
+		return 0;
 	}
 	do {
 		memmove(&m->slot[0], &m->slot[1], (m->n - 1) * sizeof(m->slot[0]));
 		m->n--;
+		k++;
 	} while (m->n > 0 && m->slot[0].pkt == NULL);
+	if (m->pr.probe < 0)
+		return 0;
+	if (m->pr.probe < (int64_t)k) {
+		m->pr.probe = -1;
+		return 1;
+	}
+	m->pr.probe -= k;
+	return 0;
 }
 
 static void push_tail(struct refq *m, void *pkt, uint32_t len, uint32_t flow)
@@ -108,6 +120,7 @@ static void push_tail(struct refq *m, void *pkt, uint32_t len, uint32_t flow)
 					m->slot[w++] = m->slot[i];
 			m->n = w;
 			m->st.compactions++;
+			m->pr.probe = -1;
 		} else {
 			/* mainline: this admission makes tail == head */
 			uint32_t t = m->cap + 1, i;
@@ -219,7 +232,8 @@ static void new_qR(struct refq *m)
  * listed and scanned, the flows of a window counted from one byte per bin.
  */
 #define PR_NONE 0xffffffffu
-#define PR_WINDOW 1024u
+#define PR_WINDOW (1u << 20) /* bytes */
+#define PR_STEP (1u << 16)
 
 static uint64_t pr_decay16[16], pr_ln2inv;
 static uint32_t pr_lincount[33];
@@ -240,11 +254,11 @@ static void protect_tables(void)
 	pr_lincount[32] = pr_lincount[31];
 }
 
-/* a counter after the whole steps of 64 departures in `age`: halved per
- * 16 steps, times 2^(-steps/16) for the rest, rounded down */
+/* a counter after the whole steps in `age` bytes departed: halved per 16
+ * steps, times 2^(-steps/16) for the rest, rounded down */
 static uint32_t pr_decay(uint32_t r, uint64_t age)
 {
-	uint64_t steps = age / 64;
+	uint64_t steps = age / PR_STEP;
 
 	if (steps / 16 >= 32)
 		return 0;
@@ -283,7 +297,7 @@ static void pr_candidates(const struct refq *m, uint32_t flow, unsigned c[8])
 /* the counter of a flow at its (boosted) share */
 static uint64_t pr_fair(const struct refq *m)
 {
-	uint64_t f = ((uint64_t)m->pr.share * pr_ln2inv) >> 16;
+	uint64_t f = ((uint64_t)m->pr.share * pr_ln2inv) >> 24;
 
 	return (f * m->pr.boost) >> 8;
 }
@@ -295,8 +309,9 @@ static uint32_t pr_random_below(struct refq *m, uint32_t n)
 
 /* the candidate: the smallest counter halved per whole half-life since
  * it was touched, the first of the eight on a tie; replaced if its
- * decayed counter is at most the fair one */
-static unsigned pr_enter(struct refq *m, uint32_t flow)
+ * decayed counter is at most the fair one; it starts with the arrival's
+ * bytes */
+static unsigned pr_enter(struct refq *m, uint32_t flow, uint32_t len)
 {
 	unsigned c[8], i, best = 0;
 	uint64_t best_key = 0;
@@ -304,7 +319,7 @@ static unsigned pr_enter(struct refq *m, uint32_t flow)
 	pr_candidates(m, flow, c);
 	for (i = 0; i < 8; i++) {
 		const struct ref_protect_entry *e = &m->pr.e[c[i]];
-		uint64_t halvings = (m->pr.departures - e->stamp) / 1024;
+		uint64_t halvings = (m->pr.clock - e->stamp) / PR_WINDOW;
 		uint64_t key = halvings >= 32 ? 0 : e->rate / ((uint64_t)1 << halvings);
 
 		if (i == 0 || key < best_key) {
@@ -312,18 +327,18 @@ static unsigned pr_enter(struct refq *m, uint32_t flow)
 			best_key = key;
 		}
 	}
-	if (pr_decay(m->pr.e[best].rate, m->pr.departures - m->pr.e[best].stamp) >
-	    pr_fair(m))
+	if (pr_decay(m->pr.e[best].rate, m->pr.clock - m->pr.e[best].stamp) > pr_fair(m))
 		return PR_NONE;
 	m->pr.e[best].flow = flow;
-	m->pr.e[best].rate = 256;
-	m->pr.e[best].stamp = m->pr.departures;
+	m->pr.e[best].rate = len ? len : 1;
+	m->pr.e[best].stamp = m->pr.clock;
 	m->st.protect_inserts++;
 	return best;
 }
 
-/* every arrival: seen; counted in its entry, or maybe sampled into one */
-static unsigned pr_arrival(struct refq *m, uint32_t flow)
+/* every arrival: seen; its bytes counted in its entry, or maybe sampled
+ * into one */
+static unsigned pr_arrival(struct refq *m, uint32_t flow, uint32_t len)
 {
 	unsigned c[8], i;
 
@@ -333,11 +348,11 @@ static unsigned pr_arrival(struct refq *m, uint32_t flow)
 		struct ref_protect_entry *e = &m->pr.e[c[i]];
 
 		if (e->rate && e->flow == flow) {
-			uint64_t age = m->pr.departures - e->stamp;
-			uint64_t r = (uint64_t)pr_decay(e->rate, age) + 256;
+			uint64_t age = m->pr.clock - e->stamp;
+			uint64_t r = (uint64_t)pr_decay(e->rate, age) + len;
 
 			e->rate = r > UINT32_MAX ? UINT32_MAX : (uint32_t)r;
-			e->stamp += age / 64 * 64; /* the whole steps taken */
+			e->stamp += age / PR_STEP * PR_STEP; /* the whole steps taken */
 			return c[i];
 		}
 	}
@@ -345,25 +360,56 @@ static unsigned pr_arrival(struct refq *m, uint32_t flow)
 	if (m->pr.sample_left > 0)
 		return PR_NONE;
 	m->pr.sample_left = 1 + pr_random_below(m, 31);
-	return pr_enter(m, flow);
+	return pr_enter(m, flow, len);
 }
 
-/* drop above the allowance, with probability 1 - allowance / rate */
-static int pr_drops(struct refq *m, unsigned entry)
+/* congested now: the average above min, or with `target` the last delay
+ * measured above the goal */
+static int pr_congested(const struct refq *m)
+{
+	if (m->pr.target_ns)
+		return m->pr.congested;
+	return m->qavg > scaled(m->cfg.qth_min, m->cfg.Wlog);
+}
+
+static int fls64(uint64_t x)
+{
+	int n = 0;
+
+	while (x) {
+		n++;
+		x /= 2;
+	}
+	return n;
+}
+
+/* 0 admit, 1 mark, 2 drop: above the allowance with probability
+ * 1 - allowance / rate, the allowance times unresp for a flow two doublings
+ * or more above it; an ECT packet of a flow within that is marked instead
+ * when the queue has ecn */
+static int pr_verdict(struct refq *m, unsigned entry, int ect)
 {
 	uint64_t allow = pr_fair(m), rate;
+	int lg;
 
 	if (entry == PR_NONE)
 		return 0;
-	if (m->qavg <= scaled(m->cfg.qth_min, m->cfg.Wlog)) {
-		if (!m->pr.busy || m->pr.idled)
+	if (!pr_congested(m)) {
+		if (!m->pr.target_ns && (!m->pr.busy || m->pr.idled))
 			return 0;
 		allow = allow + allow / 4;
 	}
 	rate = m->pr.e[entry].rate;
 	if (rate <= allow)
 		return 0;
-	return ((uint64_t)m->rnd(m->rnd_ctx) * rate >> 32) >= allow;
+	lg = fls64(rate) - fls64(allow);
+	if (lg > 1)
+		allow = allow * m->pr.unresp / 256;
+	if (((uint64_t)m->rnd(m->rnd_ctx) * rate >> 32) < allow)
+		return 0;
+	if (lg <= 1 && (m->cfg.flags & CHOKE_FLAG_ECN) && ect)
+		return 1;
+	return 2;
 }
 
 uint32_t ref_protect_flows(const struct refq *m)
@@ -375,53 +421,185 @@ uint32_t ref_protect_flows(const struct refq *m)
 	return n;
 }
 
+/* flows seen, by linear counting, Q16 */
+static uint64_t pr_nflows_q16(uint32_t t)
+{
+	uint32_t k = t * 32 / 1024, f = t * 32 % 1024;
+	uint64_t corr;
+
+	if (k >= 32) {
+		k = 31;
+		f = 1023;
+	}
+	corr = ((uint64_t)pr_lincount[k] * (1024 - f) + (uint64_t)pr_lincount[k + 1] * f) / 1024;
+	return (uint64_t)t * corr;
+}
+
 static void pr_window_end(struct refq *m)
 {
 	uint32_t t = ref_protect_flows(m);
 
 	if (t) {
-		uint32_t k = t * 32 / 1024, f = t * 32 % 1024;
-		uint64_t corr, s;
+		uint64_t s = ((uint64_t)PR_WINDOW << 24) / pr_nflows_q16(t);
 
-		if (k >= 32) {
-			k = 31;
-			f = 1023;
-		}
-		corr = ((uint64_t)pr_lincount[k] * (1024 - f) +
-			(uint64_t)pr_lincount[k + 1] * f) / 1024;
-		s = ((uint64_t)PR_WINDOW << 24) / ((uint64_t)t * corr);
 		m->pr.share = s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
 	} else {
 		m->pr.share = UINT32_MAX;
 	}
-	if (m->pr.idled && m->pr.drops) {
-		m->pr.boost += m->pr.boost / 4;
-		if (m->pr.boost > (256u << 16))
-			m->pr.boost = 256u << 16;
-	} else if (!m->pr.idled && m->qavg > scaled(m->cfg.qth_min, m->cfg.Wlog)) {
-		m->pr.boost = (uint32_t)((uint64_t)m->pr.boost * 4 / 5);
-		if (m->pr.boost < 256)
-			m->pr.boost = 256;
-	}
-	m->pr.busy = !m->pr.idled;
-	m->pr.idled = 0;
-	m->pr.drops = 0;
 	memset(m->pr.seen, 0, sizeof(m->pr.seen));
 }
 
-static void pr_departure(struct refq *m)
+/* `target`: a window of time; the share from the capacity measured (bytes
+ * departed per busy nanosecond, per window of 2^30 ns); the goal at least
+ * three of the largest packets' transmission times */
+static void pr_window_end_time(struct refq *m, uint64_t now)
 {
-	m->pr.departures++;
-	if (m->pr.departures % PR_WINDOW == 0)
-		pr_window_end(m);
+	uint32_t t = ref_protect_flows(m);
+	uint64_t span = now - m->pr.wstart_ns;
+	uint64_t busy = span > m->pr.widle_ns ? span - m->pr.widle_ns : 0;
+
+	if (t && m->pr.wbytes && busy && m->pr.wstart_ns) {
+		/* bytes per window, over 256 */
+		uint64_t cap = (m->pr.wbytes << 22) / busy;
+		uint64_t s = (cap << 32) / pr_nflows_q16(t);
+
+		m->pr.share = s > UINT32_MAX ? UINT32_MAX : s ? (uint32_t)s : 1; /* never 0 */
+	} else if (!t) {
+		m->pr.share = UINT32_MAX;
+	}
+	m->pr.goal_ns = m->pr.target_ns;
+	if (m->pr.wbytes && busy) {
+		uint64_t three = 3 * (uint64_t)m->pr.wmaxlen * busy / m->pr.wbytes;
+
+		if (three > m->pr.goal_ns)
+			m->pr.goal_ns = three;
+	}
+	m->pr.wbytes = 0;
+	m->pr.wmaxlen = 0;
+	m->pr.widle_ns = 0;
+	m->pr.wstart_ns = now;
+	memset(m->pr.seen, 0, sizeof(m->pr.seen));
 }
 
-static void protect_configure(struct refq *m, unsigned old_entries)
+/* the boost down by a 32nd when congested (not below 1), up by a 32nd
+ * and one when underused while protect dropped (in this period or the one
+ * before) */
+static void pr_correct(struct refq *m, int congested, int underused)
+{
+	if (congested) {
+		m->pr.boost -= m->pr.boost / 32;
+		if (m->pr.boost < 256)
+			m->pr.boost = 256;
+	} else if (underused && (m->pr.drops || m->pr.dropped)) {
+		m->pr.boost += m->pr.boost / 32 + 1;
+		if (m->pr.boost > (256u << 16))
+			m->pr.boost = 256u << 16;
+	}
+	m->pr.dropped = m->pr.drops != 0;
+	m->pr.drops = 0;
+}
+
+/* a step's end: without `target`, the correction (congested: above min
+ * with no idle time; underused: it idled) */
+static void pr_step_end(struct refq *m)
+{
+	if (!m->pr.target_ns)
+		pr_correct(m, !m->pr.idled && m->qavg > scaled(m->cfg.qth_min, m->cfg.Wlog),
+			   m->pr.idled);
+	m->pr.busy = !m->pr.idled;
+	m->pr.idled = 0;
+}
+
+/* `target`: an interval's end (100 ms): congested if the smallest delay
+ * measured (none: the open probe's age) is above the goal and the link did
+ * not idle; underused if it is below */
+static void pr_interval_end(struct refq *m, uint64_t now)
+{
+	uint64_t d = m->pr.delay_ns;
+
+	if (d == UINT64_MAX)
+		d = m->pr.probe >= 0 && now > m->pr.probe_ns ? now - m->pr.probe_ns : 0;
+	pr_correct(m, d > m->pr.goal_ns && !m->pr.idle_ns, d < m->pr.goal_ns);
+	/* what the flows between half and twice the fair counter reach, on
+	 * average, over it (Q8, each at most 1), not below 1/2 */
+	{
+		uint64_t f = pr_fair(m), sum = 0;
+		unsigned i, n = 0;
+
+		for (i = 0; f && i < m->pr.entries; i++) {
+			uint64_t r = pr_decay(m->pr.e[i].rate, m->pr.clock - m->pr.e[i].stamp);
+
+			if (!m->pr.e[i].rate || r * 2 < f || r > f * 2)
+				continue;
+			sum += r > f ? 256 : (r * 256) / f;
+			n++;
+		}
+		m->pr.unresp = n ? (uint32_t)(sum / n) : 256;
+		if (m->pr.unresp < 128)
+			m->pr.unresp = 128;
+	}
+	m->pr.idle_ns = 0;
+	m->pr.delay_ns = UINT64_MAX;
+	m->pr.step_ns = now;
+}
+
+/* `target`: time in units of 1024 ns; what ended since the last tick */
+static void pr_tick(struct refq *m, uint64_t now)
+{
+	uint64_t was = m->pr.clock, c = now / 1024;
+
+	if (c <= was)
+		return;
+	m->pr.clock = c;
+	if (now - m->pr.step_ns >= 100000000)
+		pr_interval_end(m, now);
+	if (was / PR_STEP == c / PR_STEP)
+		return;
+	if (was / PR_WINDOW != c / PR_WINDOW)
+		pr_window_end_time(m, now);
+	pr_step_end(m);
+}
+
+static void pr_departure(struct refq *m, uint32_t len, uint64_t now)
+{
+	uint64_t was = m->pr.clock;
+
+	if (m->pr.target_ns) {
+		m->pr.wbytes += len;
+		if (len > m->pr.wmaxlen)
+			m->pr.wmaxlen = len;
+		pr_tick(m, now);
+		return;
+	}
+	m->pr.clock += len;
+	if (was / PR_STEP == m->pr.clock / PR_STEP)
+		return;
+	if (was / PR_WINDOW != m->pr.clock / PR_WINDOW)
+		pr_window_end(m);
+	pr_step_end(m);
+}
+
+/* `target`: the timed packet passed by the head at a departure */
+static void pr_probe_passed(struct refq *m, uint64_t now)
+{
+	uint64_t d = now > m->pr.probe_ns ? now - m->pr.probe_ns : 0;
+
+	m->pr.probe = -1;
+	if (d < m->pr.delay_ns)
+		m->pr.delay_ns = d;
+	m->pr.congested = d > m->pr.goal_ns;
+}
+
+static void protect_configure(struct refq *m, unsigned old_entries, uint64_t old_target)
 {
 	unsigned n = m->cfg.protect;
 
 	if (!pr_decay16[0])
 		protect_tables();
+	m->pr.target_ns = n ? (uint64_t)m->cfg.target_us * 1000 : 0;
+	m->pr.goal_ns = m->pr.target_ns;
+	if (old_entries && (old_target != 0) != (m->pr.target_ns != 0))
+		old_entries = 0; /* the clock changes: start afresh */
 	if (!n || n == old_entries) {
 		m->pr.entries = n;
 		return;
@@ -430,12 +608,33 @@ static void protect_configure(struct refq *m, unsigned old_entries)
 		m->pr.share = UINT32_MAX;
 		m->pr.boost = 256;
 		m->pr.drops = 0;
-		m->pr.idled = m->pr.busy = 0;
+		m->pr.idled = m->pr.busy = m->pr.dropped = m->pr.congested = 0;
+		m->pr.probe = -1;
+		m->pr.step_ns = m->pr.idle_ns = 0;
+		m->pr.delay_ns = UINT64_MAX;
+		m->pr.clock = 0;
+		m->pr.unresp = 256;
+		m->pr.wstart_ns = m->pr.wbytes = m->pr.widle_ns = 0;
+		m->pr.wmaxlen = 0;
 		memset(m->pr.seen, 0, sizeof(m->pr.seen));
 	}
 	memset(m->pr.e, 0, sizeof(m->pr.e));
 	m->pr.entries = n;
 	m->pr.sample_left = 16;
+}
+
+/* ---------------- sparse ---------------- */
+
+/* packets of flow's bin queued, in the ring and the lane, counted */
+static uint32_t sp_queued(const struct refq *m, uint32_t flow)
+{
+	uint32_t i, n = 0, b = pr_bin(flow);
+
+	for (i = 0; i < ref_span(m); i++)
+		n += ref_slot_at(m, i)->pkt && pr_bin(ref_slot_at(m, i)->flow) == b;
+	for (i = 0; i < m->lane_len; i++)
+		n += pr_bin(m->lane[i].flow) == b;
+	return n;
 }
 
 /* ---------------- enqueue ---------------- */
@@ -459,7 +658,7 @@ static void kill_slot(struct refq *m, uint32_t i, struct choke_verdict *v)
 	m->st.drops++;
 	m->st.match_victims++;
 	if (i == 0) {
-		pop_head(m);
+		(void)pop_head(m); /* a timed victim leaves unmeasured */
 	} else {
 		s->pkt = NULL;
 	}
@@ -537,6 +736,9 @@ static int variant_match(struct refq *m, void *pkt, uint32_t flow,
 			while (m->n > 0 && m->slot[0].pkt == NULL) {
 				memmove(&m->slot[0], &m->slot[1], (m->n - 1) * sizeof(m->slot[0]));
 				m->n--;
+				/* a timed slot passed so leaves unmeasured */
+				if (m->pr.probe >= 0)
+					m->pr.probe--;
 			}
 		}
 	}
@@ -549,12 +751,13 @@ static int variant_match(struct refq *m, void *pkt, uint32_t flow,
 				m->slot[w++] = m->slot[i];
 		m->n = w;
 		m->st.compactions++;
+		m->pr.probe = -1;
 	}
 	return 1;
 }
 
 /* -1: admit, 1: admit marked, else a drop outcome */
-static int choke_rules(struct refq *m, void *pkt, uint32_t flow, uint32_t len,
+static int choke_rules(struct refq *m, void *pkt, uint32_t flow, uint32_t id, uint32_t len,
 		       int ect, unsigned pentry, struct choke_verdict *v)
 {
 	const struct choke_config *c = &m->cfg;
@@ -562,10 +765,22 @@ static int choke_rules(struct refq *m, void *pkt, uint32_t flow, uint32_t len,
 	int ecn = c->flags & CHOKE_FLAG_ECN, hard = c->flags & CHOKE_FLAG_HARDDROP;
 	int matched = 0;
 
-	if (c->protect && pr_drops(m, pentry)) {
-		m->st.protect_drop++;
-		m->pr.drops++;
-		return drop_arrival(m, CHOKE_DROP_PROTECT);
+	if (c->protect) {
+		int pv = pr_verdict(m, pentry, ect);
+
+		if (pv == 2) {
+			m->st.protect_drop++;
+			m->pr.drops++;
+			return drop_arrival(m, CHOKE_DROP_PROTECT);
+		}
+		if (pv == 1) {
+			m->st.protect_mark++;
+			m->pr.drops++;
+			return 1;
+		}
+		/* with `target` protect is the whole rule: no draw, no RED */
+		if (m->pr.target_ns)
+			return -1;
 	}
 	if (m->qavg <= lo) {
 		m->qcount = -1;
@@ -587,7 +802,7 @@ static int choke_rules(struct refq *m, void *pkt, uint32_t flow, uint32_t len,
 	if (matched) {
 		/* a flow caught by a draw is entered into protect's table */
 		if (c->protect && pentry == PR_NONE)
-			pr_enter(m, flow);
+			pr_enter(m, id, len);
 		return drop_arrival(m, CHOKE_DROP_MATCH);
 	}
 	if (m->qavg > hi) {
@@ -665,8 +880,43 @@ static int red_rules(struct refq *m, uint32_t len, int ect)
 	return drop_arrival(m, CHOKE_DROP_EARLY);
 }
 
+/* `sparse`: an arrival for the lane meets protect and the limit only */
+static int lane_admit(struct refq *m, void *pkt, uint32_t len, uint32_t flow, unsigned pentry,
+		      int ect)
+{
+	struct ref_slot s = { pkt, len, flow };
+	int pv = m->cfg.protect ? pr_verdict(m, pentry, ect) : 0;
+
+	if (pv == 2) {
+		m->st.protect_drop++;
+		m->pr.drops++;
+		return drop_arrival(m, CHOKE_DROP_PROTECT);
+	}
+	if (m->qlen >= m->cfg.limit ||
+	    (m->cfg.limit_bytes && m->backlog + len > m->cfg.limit_bytes)) {
+		m->st.pdrop++;
+		return drop_arrival(m, CHOKE_DROP_LIMIT);
+	}
+	m->lane[m->lane_len++] = s;
+	m->qlen++;
+	m->backlog += len;
+	m->st.lane_pkts++;
+	if (pv == 1) {
+		m->st.protect_mark++;
+		m->pr.drops++;
+		return CHOKE_QUEUED_MARKED;
+	}
+	return CHOKE_QUEUED;
+}
+
 int ref_enqueue(struct refq *m, void *pkt, uint32_t len, uint32_t flow,
 		int ect, uint64_t now, struct choke_verdict *v)
+{
+	return ref_enqueue_as(m, pkt, len, flow, flow, ect, now, v);
+}
+
+int ref_enqueue_as(struct refq *m, void *pkt, uint32_t len, uint32_t flow, uint32_t id,
+		   int ect, uint64_t now, struct choke_verdict *v)
 {
 	int r = -1;
 
@@ -674,11 +924,32 @@ int ref_enqueue(struct refq *m, void *pkt, uint32_t len, uint32_t flow,
 	m->st.offered_pkts++;
 	m->st.offered_bytes += len;
 	if (m->cfg.kind != CHOKE_KIND_FIFO) {
-		update_average(m, now);
-		if (m->cfg.kind == CHOKE_KIND_CHOKE) {
-			unsigned pentry = m->cfg.protect ? pr_arrival(m, flow) : PR_NONE;
+		int was_idle = m->idle;
+		uint64_t idle_start = m->idle_start;
 
-			r = choke_rules(m, pkt, flow, len, ect, pentry, v);
+		update_average(m, now);
+		if (was_idle && m->pr.target_ns && now > idle_start) {
+			m->pr.idle_ns += now - idle_start;
+			m->pr.widle_ns += now - idle_start;
+		}
+		if (m->cfg.kind == CHOKE_KIND_CHOKE) {
+			unsigned pentry = PR_NONE;
+
+			if (m->cfg.protect) {
+				/* a timed packet older than the target: above it */
+				if (m->pr.target_ns) {
+					pr_tick(m, now);
+					if (m->pr.probe >= 0 && now > m->pr.probe_ns + m->pr.goal_ns)
+						m->pr.congested = 1;
+				}
+				pentry = pr_arrival(m, id, len);
+			}
+			if (m->cfg.sparse && m->lane_len < CHOKE_LANE_SLOTS &&
+			    len <= CHOKE_LANE_MAX_LEN && !sp_queued(m, flow) &&
+			    (pentry == PR_NONE || m->cfg.protect_by ||
+			     m->pr.e[pentry].rate <= pr_fair(m) / 2))
+				return lane_admit(m, pkt, len, flow, pentry, ect);
+			r = choke_rules(m, pkt, flow, id, len, ect, pentry, v);
 		} else {
 			r = red_rules(m, len, ect);
 		}
@@ -693,6 +964,11 @@ int ref_enqueue(struct refq *m, void *pkt, uint32_t len, uint32_t flow,
 	if (!m->wrapped && ref_span(m) == ref_mainline_slots(m->cfg.limit) - 1)
 		m->st.wrap_avoided++;
 	push_tail(m, pkt, len, flow);
+	if (m->pr.target_ns && m->pr.probe < 0) {
+		/* time this packet */
+		m->pr.probe = (int64_t)ref_span(m) - 1;
+		m->pr.probe_ns = now;
+	}
 	m->qlen++;
 	m->backlog += len;
 	return r == 1 ? CHOKE_QUEUED_MARKED : CHOKE_QUEUED;
@@ -700,31 +976,59 @@ int ref_enqueue(struct refq *m, void *pkt, uint32_t len, uint32_t flow,
 
 /* ---------------- dequeue and the rest ---------------- */
 
+/* the lane goes first, but one of the queue's packets between two of its */
+static int lane_next(const struct refq *m)
+{
+	return m->lane_len && (!m->lane_turn || ref_span(m) == 0);
+}
+
 void *ref_peek(const struct refq *m)
 {
+	if (lane_next(m))
+		return m->lane[0].pkt;
 	return ref_span(m) ? ref_slot_at(m, 0)->pkt : NULL;
 }
 
 void *ref_dequeue(struct refq *m, uint64_t now)
 {
 	struct ref_slot s;
+	int passed;
 
+	if (lane_next(m)) {
+		s = m->lane[0];
+		memmove(&m->lane[0], &m->lane[1], (m->lane_len - 1) * sizeof(m->lane[0]));
+		m->lane_len--;
+		m->lane_turn = 1;
+		m->qlen--;
+		m->backlog -= s.len;
+		m->st.sent_pkts++;
+		m->st.sent_bytes += s.len;
+		if (m->cfg.protect)
+			pr_departure(m, s.len, now);
+		return s.pkt;
+	}
 	if (ref_span(m) == 0) {
 		if (!m->idle) {
 			m->idle = 1;
 			m->idle_start = now;
 			m->pr.idled = 1;
+			m->pr.congested = 0;
+			m->pr.delay_ns = 0;
 		}
 		return NULL;
 	}
 	s = *ref_slot_at(m, 0);
-	pop_head(m);
+	passed = pop_head(m);
+	m->lane_turn = 0;
 	m->qlen--;
 	m->backlog -= s.len;
 	m->st.sent_pkts++;
 	m->st.sent_bytes += s.len;
-	if (m->cfg.protect)
-		pr_departure(m);
+	if (m->cfg.protect) {
+		if (m->pr.target_ns && passed)
+			pr_probe_passed(m, now);
+		pr_departure(m, s.len, now);
+	}
 	return s.pkt;
 }
 
@@ -739,6 +1043,11 @@ void ref_reset(struct refq *m, void **drops, uint32_t *ndrops)
 {
 	uint32_t i, n = ref_span(m);
 
+	for (i = 0; i < m->lane_len; i++)
+		record_drop(m, m->lane[i].pkt, drops, ndrops);
+	m->lane_len = 0;
+	m->lane_turn = 0;
+	m->pr.probe = -1;
 	for (i = 0; i < n; i++)
 		if (ref_slot_at(m, i)->pkt)
 			record_drop(m, ref_slot_at(m, i)->pkt, drops, ndrops);
@@ -753,9 +1062,21 @@ void ref_reset(struct refq *m, void **drops, uint32_t *ndrops)
 void ref_change(struct refq *m, const struct choke_config *c, void **drops,
 		uint32_t *ndrops)
 {
-	uint32_t newcap = cap_for(m, c->limit);
+	uint32_t newcap = cap_for(m, c->limit), keep;
 	unsigned old_protect = m->cfg.protect;
+	uint64_t old_target = m->pr.target_ns;
 
+	/* the lane's newest packets beyond the new limit go first; the ring
+	 * keeps the oldest of what is left */
+	while (m->lane_len > c->limit) {
+		struct ref_slot s = m->lane[--m->lane_len];
+
+		m->qlen--;
+		m->backlog -= s.len;
+		record_drop(m, s.pkt, drops, ndrops);
+	}
+	keep = c->limit - m->lane_len;
+	m->pr.probe = -1;
 	if (newcap != m->cap || m->qlen > c->limit) {
 		/* keep the oldest packets up to the new limit, no holes */
 		struct ref_slot *ns = calloc(newcap + 1, sizeof(*ns));
@@ -766,7 +1087,7 @@ void ref_change(struct refq *m, const struct choke_config *c, void **drops,
 
 			if (!s.pkt)
 				continue;
-			if (w < c->limit) {
+			if (w < keep) {
 				ns[w++] = s;
 			} else {
 				m->qlen--;
@@ -780,7 +1101,7 @@ void ref_change(struct refq *m, const struct choke_config *c, void **drops,
 		m->cap = newcap;
 	}
 	m->cfg = *c;
-	protect_configure(m, old_protect);
+	protect_configure(m, old_protect, old_target);
 	m->qavg = 0;
 	m->qcount = -1;
 	if (m->n == 0)

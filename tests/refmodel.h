@@ -18,7 +18,9 @@
  *
  * `protect` is modelled too (struct ref_protect): the same rule as
  * src/core/protect.h, with its tables computed here from libm and its
- * bookkeeping in plain arrays.
+ * bookkeeping in plain arrays; so are `target` (one timed packet, followed
+ * by its position from the head) and `sparse` (a plain array for the lane;
+ * a flow's queued packets counted by looking at every one).
  */
 #ifndef CHOKE_TEST_REFMODEL_H
 #define CHOKE_TEST_REFMODEL_H
@@ -41,13 +43,20 @@ struct ref_protect_entry {
 struct ref_protect {
 	unsigned entries;     /* 0: off */
 	struct ref_protect_entry e[CHOKE_PROTECT_MAX];
-	uint64_t departures;  /* while on */
-	uint32_t share;       /* packets per window, Q8 */
+	uint64_t clock;       /* bytes departed while on; with `target`, time */
+	uint32_t share;       /* bytes per window, Q8 */
 	uint32_t boost;       /* Q8 */
-	uint32_t drops;       /* protect's drops in this window */
+	uint32_t drops;       /* protect's drops in this step */
 	uint32_t sample_left;
-	int idled, busy;
+	int idled, busy, dropped, congested;
 	unsigned char seen[CHOKE_PROTECT_BINS]; /* bins that had an arrival */
+	/* `target`: the clock is time; windows of time */
+	uint64_t target_ns, goal_ns;
+	int64_t probe;        /* position of the timed slot from the head, -1: none */
+	uint64_t probe_ns, step_ns, idle_ns, delay_ns;
+	uint64_t wstart_ns, wbytes, widle_ns;
+	uint32_t wmaxlen;
+	uint32_t unresp;      /* Q8: an unresponsive flow's part of the allowance */
 };
 
 struct refq {
@@ -71,6 +80,10 @@ struct refq {
 	struct choke_stats st;
 
 	struct ref_protect pr;
+	/* `sparse`: the light lane, oldest first */
+	struct ref_slot lane[CHOKE_LANE_SLOTS];
+	uint32_t lane_len;
+	int lane_turn;
 
 	uint32_t (*rnd)(void *ctx);
 	void *rnd_ctx;
@@ -92,6 +105,9 @@ void ref_free(struct refq *m);
 /* same contract as choke_enqueue; victims in v */
 int ref_enqueue(struct refq *m, void *pkt, uint32_t len, uint32_t flow,
 		int ect, uint64_t now, struct choke_verdict *v);
+/* choke_enqueue_as: id is the identity protect shares among */
+int ref_enqueue_as(struct refq *m, void *pkt, uint32_t len, uint32_t flow, uint32_t id,
+		   int ect, uint64_t now, struct choke_verdict *v);
 void *ref_dequeue(struct refq *m, uint64_t now);
 void *ref_peek(const struct refq *m);
 /* dropped packets are appended to drops[] (*ndrops updated) */

@@ -116,6 +116,11 @@ g web.json sim $M --set web_rate=2 --set web_size=30k --json
 g web-pareto.txt sim $M --set tcp_flows=8 --set web_rate=4 --set web_size_dist=pareto --set tcp_access_delay=5ms..50ms
 g web-exp.csv sim $M --set web_rate=3 --set web_size_dist=exp --csv
 g series.json sim $P --set series_interval=7s --json
+g light-rtt.json sim $M --set udp_flows=4 --set light_flows=1 --set light_rate=40kbit --set light_rtt=1 --qdisc 'choke limit 300 min 25 max 50 protect' --json
+g light-rtt.txt sim $M --set udp_flows=1 --set light_flows=2 --set light_rtt=1 --set tcp_access_delay=1ms..100ms
+g hosts.json sim $M --set tcp_flows=19 --set tcp_hosts=16,1,1,1 --set udp_flows=0 --qdisc 'choke limit 300 min 25 max 50 protect' --json
+g hosts.txt sim $M --set tcp_flows=8 --set tcp_hosts=5,2,1 --set light_flows=1 --set light_rtt=1
+g hosts-srchost.json sim $M --set tcp_flows=19 --set tcp_hosts=16,1,1,1 --set udp_flows=1 --qdisc 'choke limit 300 min 25 max 50 protect srchost' --json
 g groups.sweep.json sim $M --set light_flows=1 --sweep udp_flows=1,4 --qdisc choke --json --jobs 2
 
 # sweeps: log, linear, lists, an integer key, a time key, one discipline,

@@ -415,6 +415,56 @@ PY
 if [ $? = 0 ]; then ok "protect: $(cat "$tmp/py")"; else bad protect "$(tail -n 3 "$tmp/py" "$tmp/err")"; fi
 errcase protect-range '8 to 256' sim scenarios/multi-udp --qdisc 'choke limit 300 protect 5'
 
+# light_rtt: alone on the link, a light flow's round trip is its flow's
+# base RTT exactly (no queue); behind a standing queue it is longer by the
+# queue's delay, and the median, p99 and max are ordered
+run "$CHOKE" sim scenarios/multi-udp $SHORT --set tcp_flows=0 --set udp_flows=0 \
+	--set light_flows=1 --set light_rate=40kbit --set light_rtt=1 --json >/dev/null
+py light-rtt-empty '
+r = j["groups"]["light"]["rtt_ms"]
+base = j["flows"][0]["base_rtt_ms"]
+assert r["n"] == 100, r   # 5 a second for 20 s
+assert abs(r["median"] - base) < 1e-6 and abs(r["max"] - base) < 1e-6, (r, base)
+print("%d pings, %.3f ms = the base RTT" % (r["n"], r["median"]))'
+if [ $? = 0 ]; then ok "light-rtt-empty: $(cat "$tmp/py")"; else bad light-rtt-empty "$(tail -n 3 "$tmp/py" "$tmp/err")"; fi
+run "$CHOKE" sim scenarios/multi-udp $SHORT --set light_flows=1 --set light_rate=40kbit \
+	--set light_rtt=1 --qdisc 'fifo limit 100' --json >/dev/null
+py light-rtt-queue '
+r = j["groups"]["light"]["rtt_ms"]
+base = j["flows"][-1]["base_rtt_ms"]
+q = j["queue"]["delay_ms"]["udp"]
+assert r["median"] <= r["p99"] <= r["max"], r
+# FIFO at its limit of 100 packets of 8 ms: a standing queue of about 800 ms
+assert abs(r["mean"] - base - q) < 0.1 * q, (r, base, q)
+print("median %.1f ms, p99 %.1f ms; base %.1f + mean queueing %.1f" % (r["median"], r["p99"], base, q))'
+if [ $? = 0 ]; then ok "light-rtt-queue: $(cat "$tmp/py")"; else bad light-rtt-queue "$(tail -n 3 "$tmp/py" "$tmp/err")"; fi
+# tcp_hosts: each host's share; a host of 3 flows beside one of 1 under FIFO
+run "$CHOKE" sim scenarios/multi-udp $SHORT --set tcp_flows=4 --set udp_flows=0 \
+	--set tcp_hosts=3,1 --qdisc 'fifo limit 100' --json >/dev/null
+py tcp-hosts '
+h = j["hosts"]
+assert [x["flows"] for x in h] == [3, 1], h
+assert abs(sum(x["tcp_over_even"] for x in h) - 2) < 1e-4, h
+assert abs(sum(x["link_share"] for x in h) - j["share"]["tcp"]) < 1e-4, h
+assert h[0]["tcp_over_even"] > 1.2 > 0.8 > h[1]["tcp_over_even"], h
+assert 0 < j["jain_hosts"] < 1, j["jain_hosts"]
+print("3 flows: %.2f, 1 flow: %.2f of an even split" % (h[0]["tcp_over_even"], h[1]["tcp_over_even"]))'
+if [ $? = 0 ]; then ok "tcp-hosts: $(cat "$tmp/py")"; else bad tcp-hosts "$(tail -n 3 "$tmp/py" "$tmp/err")"; fi
+# protect srchost shares among the hosts: the host of 16 flows no longer
+# takes 16 shares (by flows it gets about 3.4 times a quarter)
+run "$CHOKE" sim scenarios/multi-udp $SHORT --set bottleneck_rate=10mbit --set tcp_flows=19 \
+	--set tcp_hosts=16,1,1,1 --set udp_flows=0 --set tcp_access_rate=10c \
+	--qdisc 'choke limit 300 min 25 max 50 protect srchost' --json >/dev/null
+py protect-srchost '
+h = [x["tcp_over_even"] for x in j["hosts"]]
+assert all(0.6 <= x <= 1.5 for x in h), h
+print("the hosts at " + ", ".join("%.2f" % x for x in h) + " of a quarter")'
+if [ $? = 0 ]; then ok "protect-srchost: $(cat "$tmp/py")"; else bad protect-srchost "$(tail -n 3 "$tmp/py" "$tmp/err")"; fi
+errcase tcp-hosts-sum 'summing to tcp_flows (32)' sim scenarios/multi-udp --set tcp_hosts=16,1,1,1
+errcase tcp-hosts-syntax 'expected flows per host' sim scenarios/multi-udp --set tcp_flows=2 --set tcp_hosts=1,,1
+errcase tcp-hosts-zero 'expected flows per host' sim scenarios/multi-udp --set tcp_flows=2 --set tcp_hosts=0,2
+errcase light-rtt-bool 'light_rtt' sim scenarios/multi-udp --set light_rtt=maybe
+
 # golden outputs: every scenario, seed, discipline and format byte for byte
 # as recorded in tests/sim/golden/SHA256SUMS (tests/sim-golden.sh)
 if CHOKE="$CHOKE" sh "$(dirname "$0")/sim-golden.sh" >"$tmp/golden" 2>&1; then

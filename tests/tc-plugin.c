@@ -219,7 +219,9 @@ static void accepted(struct qdisc_util *qu, const char *words, const char *want_
 		CHECK(max_P == p.cfg.max_P, "\"%s\": MAX_P %u, choke params %u", words, max_P,
 		      p.cfg.max_P);
 		CHECK(v.variant == p.cfg.variant && v.draws == p.cfg.draws &&
-		      v.protect == p.cfg.protect, "\"%s\": the variant differs", words);
+		      v.protect == p.cfg.protect && v.protect_by == p.cfg.protect_by &&
+		      v.sparse == p.cfg.sparse && v.target_us == p.cfg.target_us && !v.pad,
+		      "\"%s\": the variant differs", words);
 	} else {
 		CHECK(0, "\"%s\": PARMS, STAB, MAX_P and VARIANT expected", words);
 	}
@@ -285,6 +287,14 @@ int main(int argc, char **argv)
 		 "limit 300p min 100p max 200p protect 32 ecn ");
 	accepted(qu, "limit 500 min 50 max 150 bandwidth 20mbit draws 8 protect 256",
 		 "limit 500p min 50p max 150p draws 8 protect 256 ");
+	accepted(qu, "limit 1000 bandwidth 4mbit protect srchost target 5ms sparse",
+		 "limit 1000p min 83p max 250p protect 64 srchost target 5000us sparse ");
+	accepted(qu, "limit 1000 bandwidth 100mbit protect 128 hosts ecn",
+		 "limit 1000p min 83p max 250p protect 128 hosts ecn ");
+	accepted(qu, "limit 1000 bandwidth 100mbit sparse",
+		 "limit 1000p min 83p max 250p sparse ");
+	refused(qu, "limit 1000 bandwidth 4mbit target 5ms");
+	refused(qu, "limit 1000 bandwidth 4mbit protect srchost dsthost");
 	accepted(qu, "limit 500 min 50 max 150 bandwidth 20mbit adaptive harddrop",
 		 "limit 500p min 50p max 150p adaptive harddrop ");
 	accepted(qu, "limit 500 min 50 max 150 bandwidth 20mbit geometric probability 0.1",
@@ -301,10 +311,17 @@ int main(int argc, char **argv)
 			struct rtattr a;
 			struct tc_chokeplus_xstats x;
 		} xs = { { RTA_LENGTH(sizeof(struct tc_chokeplus_xstats)), 0 },
-			 { 1, 2, 3, 4, 5, 6 } };
+			 { 1, 2, 3, 4, 5, 6, 7, 8 } };
 
 		outlen = 0;
 		CHECK(qu->print_xstats(qu, stdout, &xs.a) == 0, "xstats");
+		CHECK(!strcmp(out, "  marked 4 early 1 pdrop 2 other 3 matched 5 protect 6 "
+			      "protect_marked 7 lane 8"),
+		      "xstats printed \"%s\"", out);
+		/* 0.1.0's module: six counters */
+		xs.a.rta_len = RTA_LENGTH(6 * sizeof(__u32));
+		outlen = 0;
+		CHECK(qu->print_xstats(qu, stdout, &xs.a) == 0, "xstats, 0.1.0's size");
 		CHECK(!strcmp(out, "  marked 4 early 1 pdrop 2 other 3 matched 5 protect 6"),
 		      "xstats printed \"%s\"", out);
 		xs.a.rta_len = RTA_LENGTH(sizeof(struct tc_choke_xstats));

@@ -683,7 +683,12 @@ static void test_config_reasons(void)
 	BAD(c.protect = 48, CHOKE_CFG_PROTECT_SIZE);
 	BAD(c.protect = 512, CHOKE_CFG_PROTECT_SIZE);
 	BAD(c.protect = 4, CHOKE_CFG_PROTECT_SIZE);
-	BAD((c.protect = 64, c.limit_bytes = 100000, c.avpkt = 1000), CHOKE_CFG_PROTECT_BYTES);
+	BAD(c.protect_by = CHOKE_PROTECT_BY_SRCHOST, CHOKE_CFG_PROTECT_BY); /* no protect */
+	BAD((c.protect = 64, c.protect_by = CHOKE_PROTECT_BY_N), CHOKE_CFG_PROTECT_BY);
+	BAD(c.target_us = 5000, CHOKE_CFG_TARGET); /* no protect */
+	BAD((c.protect = 64, c.target_us = CHOKE_TARGET_MAX_US + 1), CHOKE_CFG_TARGET);
+	BAD((c.kind = CHOKE_KIND_RED, c.flags = 0, c.sparse = 1), CHOKE_CFG_SPARSE);
+	BAD(c.sparse = 2, CHOKE_CFG_SPARSE);
 	BAD(c.Wlog = 27, CHOKE_CFG_MIN_WLOG); /* fls(20) = 5 */
 	BAD((c.qth_min = 1, c.Wlog = 26), CHOKE_CFG_MAX_WLOG); /* fls(60) = 6 */
 	BAD(c.Scell_log = 32, CHOKE_CFG_SCELL_LOG);

@@ -100,6 +100,9 @@ static struct choke_config random_config(void)
 		if (c.Wlog > maxw)
 			c.Wlog = (uint8_t)(maxw > 0 ? maxw : 0);
 	}
+	/* the light lane on some CHOKe sets */
+	if (c.kind == CHOKE_KIND_CHOKE && chance(150000))
+		c.sparse = 1;
 	return c;
 }
 
@@ -212,6 +215,7 @@ static void compare_stats(struct pair *p, const struct choke_stats *a,
 	SAME(p, "draws", a->draws, b->draws);
 	SAME(p, "protect_drop", a->protect_drop, b->protect_drop);
 	SAME(p, "protect_inserts", a->protect_inserts, b->protect_inserts);
+	SAME(p, "lane_pkts", a->lane_pkts, b->lane_pkts);
 }
 
 /* protect's state, entry by entry */
@@ -224,14 +228,28 @@ static void compare_protect(struct pair *p)
 	SAME(p, "protect entries", p->h.q.protect, b->entries);
 	if (!b->entries)
 		return;
-	SAME(p, "protect clock", a->clock, b->departures);
+	SAME(p, "protect clock", a->clock, b->clock);
 	SAME(p, "protect share", a->share, b->share);
 	SAME(p, "protect boost", a->boost, b->boost);
-	SAME(p, "protect window drops", a->drops, b->drops);
+	SAME(p, "protect step drops", a->drops, b->drops);
 	SAME(p, "protect flows seen", a->flows, ref_protect_flows(&p->m));
 	SAME(p, "protect sample gap", a->sample_left, b->sample_left);
 	SAME(p, "protect idled", a->idled, b->idled);
 	SAME(p, "protect busy", a->busy, b->busy);
+	SAME(p, "protect dropped", a->dropped, b->dropped);
+	SAME(p, "protect target", a->target_ns, b->target_ns);
+	if (b->target_ns) {
+		SAME(p, "target congested", a->congested, b->congested);
+		SAME(p, "target delay", a->delay_ns, b->delay_ns);
+		SAME(p, "target idle time", a->idle_ns, b->idle_ns);
+		SAME(p, "target step start", a->step_ns, b->step_ns);
+		SAME(p, "target probe open", a->probe != 0xffffffffu, b->probe >= 0);
+		if (b->probe >= 0 && a->probe != 0xffffffffu) {
+			SAME(p, "target probe slot", (a->probe - p->h.q.head) & p->h.q.mask,
+			     b->probe);
+			SAME(p, "target probe time", a->probe_ns, b->probe_ns);
+		}
+	}
 	for (i = 0; i < b->entries && !p->bad; i++) {
 		SAME(p, "protect entry rate", a->e[i].rate, b->e[i].rate);
 		if (b->e[i].rate) {
@@ -261,6 +279,15 @@ static void compare_state(struct pair *p)
 	SAME(p, "random draws", p->h.rnd.draws, p->rm.draws);
 	compare_stats(p, choke_get_stats(q), &m->st);
 	compare_protect(p);
+	SAME(p, "lane length", choke_lane_len(q), m->lane_len);
+	SAME(p, "lane turn", q->lane_turn, m->lane_turn);
+	for (i = 0; i < m->lane_len && i < choke_lane_len(q) && !p->bad; i++) {
+		const struct choke_slot *a = &q->lane[(q->lane_head + i) % CHOKE_LANE_SLOTS];
+
+		SAME(p, "lane pkt", (uintptr_t)a->pkt, (uintptr_t)m->lane[i].pkt);
+		SAME(p, "lane len", a->len, m->lane[i].len);
+		SAME(p, "lane flow", a->flow, m->lane[i].flow);
+	}
 	if (span == ref_span(m)) {
 		for (i = 0; i < span && !p->bad; i++) {
 			const struct choke_slot *a = choke_slot_at(q, i);
@@ -279,7 +306,7 @@ static void compare_state(struct pair *p)
 		if (inv)
 			MISMATCH(p, choke_invariant_name(inv), inv, 0);
 	}
-	if (span == 0 && choke_qlen(q))
+	if (span == 0 && choke_qlen(q) > choke_lane_len(q))
 		MISMATCH(p, "ring reads empty while holding packets", choke_qlen(q), 0);
 }
 
@@ -289,18 +316,23 @@ static void compare_state(struct pair *p)
  * with flow_spread every key its own well spread value */
 static int flow_spread;
 
+/* hosts: with a protect identity other than flows, keys k and k + 1 .. k
+ * + 3 (k a multiple of 4) are one host's flows */
+static int by_hosts;
+
 static void pair_enqueue(struct pair *p, uint32_t key, uint32_t len, int ect)
 {
 	struct tpkt *t = pair_alloc(p, key);
 	struct choke_verdict vm;
 	int a, b;
 	uint32_t flow = flow_spread ? key * 2654435761u : key % 13u;
+	uint32_t id = !by_hosts ? flow : flow_spread ? (key / 4) * 2246822519u : key / 4 % 7u;
 
 	if (!t)
 		return;
-	a = choke_enqueue(&p->h.q, t, len, flow, ect ? CHOKE_PKT_ECN_CAPABLE : 0,
-			  p->now, &p->h.v);
-	b = ref_enqueue(&p->m, t, len, flow, ect, p->now, &vm);
+	a = choke_enqueue_as(&p->h.q, t, len, flow, id, ect ? CHOKE_PKT_ECN_CAPABLE : 0,
+			     p->now, &p->h.v);
+	b = ref_enqueue_as(&p->m, t, len, flow, id, ect, p->now, &vm);
 	SAME(p, "enqueue outcome", a, b);
 	SAME(p, "victims", p->h.v.nvictims, vm.nvictims);
 	if (p->h.v.nvictims == vm.nvictims && vm.nvictims) {
@@ -478,7 +510,8 @@ static void test_model_random_sequences(void)
 static void test_model_protect_sequences(void)
 {
 	uint32_t sets = tl_quick ? 6 : 40, s;
-	uint64_t total = 0, pdrops = 0, inserts = 0, windows = 0, boosted = 0;
+	uint64_t total = 0, pdrops = 0, inserts = 0, windows = 0, boosted = 0, marks = 0, lanes = 0;
+	uint32_t targets = 0, hosts = 0, sparse = 0;
 	static struct pair p;
 
 	rs = 0x9e01ec7;
@@ -490,10 +523,23 @@ static void test_model_protect_sequences(void)
 		uint32_t heavy = 1 + rbelow(6), heavy_share = rbelow(90);
 		uint32_t phase = 0, phase_left = 0, max_boost = 256;
 
+		uint64_t tick;
+
 		do {
 			c = random_config();
-		} while (c.kind != CHOKE_KIND_CHOKE || c.limit_bytes);
+		} while (c.kind != CHOKE_KIND_CHOKE);
 		c.protect = (uint16_t)(CHOKE_PROTECT_MIN << rbelow(6)); /* 8..256 */
+		/* protect's additions, each on a third of the sets */
+		c.target_us = rbelow(3) == 0 ? 100 + rbelow(50000) : 0;
+		c.protect_by = (uint8_t)(rbelow(3) == 0 ? 1 + rbelow(3) : 0);
+		c.sparse = rbelow(3) == 0;
+		by_hosts = c.protect_by != 0;
+		targets += c.target_us != 0;
+		hosts += by_hosts;
+		sparse += c.sparse;
+		/* with a target, time runs 100 times faster: many intervals
+		 * (100 ms) and windows (about a second) */
+		tick = c.target_us ? 100 : 1;
 		pair_init(&p, &c, 5000 + s);
 		for (i = 0; i < n && !p.bad; i++) {
 			uint32_t dice = rbelow(1000);
@@ -507,20 +553,27 @@ static void test_model_protect_sequences(void)
 			if (dice < 2 && chance(100000)) {
 				struct choke_config c2 = c;
 
-				/* RED parameters, or the table size, or off and on */
+				/* RED parameters, or the table size, or off and on,
+				 * or the target, or the lane */
 				if (chance(300000))
 					c2.protect = (uint16_t)(CHOKE_PROTECT_MIN << rbelow(6));
 				else if (chance(300000))
 					c2.protect = c.protect ? 0 : 64;
+				else if (chance(300000))
+					c2.target_us = c.target_us ? 0 : 100 + rbelow(20000);
+				else if (chance(300000))
+					c2.sparse = !c.sparse;
 				else
 					c2.qth_min = rbelow(c2.qth_max + 1);
+				if (!c2.protect)
+					c2.target_us = c2.protect_by = 0;
 				pair_change(&p, &c2);
 				c = c2;
 			} else if (dice < 3 && chance(50000)) {
 				pair_reset(&p);
 			} else if (dice < 30) {
 				p.now += chance(50000) ? (uint64_t)r32() * (1 + rbelow(100))
-						       : rbelow(20000);
+						       : rbelow(20000) * tick;
 			} else {
 				uint32_t enq_pm = phase == 0 ? 800 : phase == 1 ? 150 :
 						  phase == 2 ? 500 : 700;
@@ -533,7 +586,7 @@ static void test_model_protect_sequences(void)
 				} else {
 					pair_dequeue(&p);
 				}
-				p.now += rbelow(2000);
+				p.now += rbelow(2000) * tick;
 			}
 			compare_state(&p);
 			if (p.h.q.pr.boost > max_boost)
@@ -542,10 +595,13 @@ static void test_model_protect_sequences(void)
 		total += n;
 		pdrops += p.h.q.stats.protect_drop;
 		inserts += p.h.q.stats.protect_inserts;
-		windows += p.h.q.pr.clock / 1024;
+		windows += p.h.q.pr.clock >> CHOKE_PROTECT_WINDOW_LOG;
 		boosted += max_boost > 256;
+		marks += p.h.q.stats.protect_mark;
+		lanes += p.h.q.stats.lane_pkts;
 		pair_free(&p);
 	}
+	by_hosts = 0;
 	/* and on tc-derived sets, 1.3x overloaded by 2 heavy and 40 light
 	 * flows, so protect drops under RED's real thresholds */
 	{
@@ -580,18 +636,22 @@ static void test_model_protect_sequences(void)
 			}
 			total += n;
 			pdrops += p.h.q.stats.protect_drop;
-			windows += p.h.q.pr.clock / 1024;
+			windows += p.h.q.pr.clock >> CHOKE_PROTECT_WINDOW_LOG;
 			CHECK(p.h.q.stats.protect_drop > 0);
 			pair_free(&p);
 		}
 	}
 	flow_spread = 0;
 	printf("     %" PRIu64 " operations over %u sets: %" PRIu64 " windows, %" PRIu64
-	       " protect drops, %" PRIu64 " entries taken, %" PRIu64 " sets boosted\n",
-	       total, sets, windows, pdrops, inserts, boosted);
+	       " protect drops, %" PRIu64 " entries taken, %" PRIu64 " sets boosted; "
+	       "%u with a target, %u sharing among hosts, %u with the lane (%" PRIu64
+	       " packets in it), %" PRIu64 " marks\n",
+	       total, sets, windows, pdrops, inserts, boosted, targets, hosts, sparse, lanes,
+	       marks);
 	CHECK(windows >= sets);
 	CHECK(pdrops > 0 && inserts > 0);
 	CHECK(tl_quick || boosted > 0);
+	CHECK(tl_quick || (targets > 0 && hosts > 0 && sparse > 0 && lanes > 0 && marks > 0));
 }
 
 /* Long runs on a few realistic sets (from tc words), so the RED average
@@ -871,8 +931,14 @@ static void burst_compare_cores(struct pair *p, struct bstate *b)
 	SAME(p, "burst/single hook draws", p->h.rnd.draws, b->single.rnd.draws);
 	if (memcmp(&x->stats, &y->stats, sizeof(x->stats)))
 		MISMATCH(p, "burst/single counters", 1, 0);
-	if (memcmp(&x->pr, &y->pr, sizeof(x->pr)))
-		MISMATCH(p, "burst/single protect state", 1, 0);
+	if (memcmp(&x->pr, &y->pr, sizeof(x->pr))) {
+		size_t o;
+
+		for (o = 0; o < sizeof(x->pr); o++)
+			if (((const uint8_t *)&x->pr)[o] != ((const uint8_t *)&y->pr)[o])
+				break;
+		MISMATCH(p, "burst/single protect state (the byte offset)", o, 0);
+	}
 	for (i = 0; i <= x->mask && x->mask == y->mask && !p->bad; i++) {
 		SAME(p, "burst/single slot pkt", (uintptr_t)x->tab[i].pkt,
 		     (uintptr_t)y->tab[i].pkt);

@@ -517,10 +517,11 @@ static void test_params_protect(void)
 		 CHOKE_EINVAL);
 	CHECK_EQ(parse_str("limit 300 bandwidth 1mbit protect 0x10", NULL, &p, err), 0);
 	CHECK_EQ(p.cfg.protect, 16);
-	/* not with byte mode, not for red, not with --strict */
+	/* with byte mode (protect counts bytes); not for red, not with --strict */
 	CHECK_EQ(parse_str("limit 300000 min 30000 max 90000 avpkt 1000 bandwidth 10mbit "
-			   "bytes protect", NULL, &p, err), CHOKE_EINVAL);
-	CHECK(strstr(err, "bytes") != NULL);
+			   "bytes protect", NULL, &p, err), 0);
+	CHECK_EQ(p.cfg.protect, 64);
+	CHECK(p.cfg.limit_bytes == 300000);
 	CHECK_EQ(parse_str("limit 300 bandwidth 1mbit protect", &strict, &p, err),
 		 CHOKE_EINVAL);
 	{
@@ -533,6 +534,85 @@ static void test_params_protect(void)
 	/* plain choke stays protect 0 */
 	REQUIRE(parse_str("limit 300 bandwidth 1mbit", NULL, &p, err) == 0);
 	CHECK_EQ(p.cfg.protect, 0);
+	CHECK_EQ(p.cfg.protect_by, 0);
+	CHECK_EQ(p.cfg.target_us, 0);
+	CHECK_EQ(p.cfg.sparse, 0);
+}
+
+/* protect's additions: whom it shares among (cake's words), `target TIME`
+ * (tc's time syntax), `sparse`; thresholds given as times. */
+static void test_params_protect_additions(void)
+{
+	struct choke_params p;
+	char err[CHOKE_ERRBUF_SIZE], out[256];
+	static const struct choke_parse_opts strict = { .strict_tc = 1 };
+
+	REQUIRE(parse_str("limit 1000 bandwidth 4mbit protect srchost target 5ms sparse", NULL,
+			  &p, err) == 0);
+	CHECK_EQ(p.cfg.protect_by, CHOKE_PROTECT_BY_SRCHOST);
+	CHECK_EQ(p.cfg.target_us, 5000);
+	CHECK_EQ(p.cfg.sparse, 1);
+	choke_params_words(&p, out, sizeof(out));
+	CHECK(strstr(out, " protect 64 srchost target 5000us sparse") != NULL);
+	choke_params_format(&p.cfg, out, sizeof(out));
+	CHECK(strstr(out, "protect 64 srchost target 5000us sparse ") != NULL);
+	REQUIRE(parse_str("limit 1000 bandwidth 4mbit protect dsthost", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.protect_by, CHOKE_PROTECT_BY_DSTHOST);
+	REQUIRE(parse_str("limit 1000 bandwidth 4mbit hosts protect hosts", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.protect_by, CHOKE_PROTECT_BY_HOSTS);
+	REQUIRE(parse_str("limit 1000 bandwidth 4mbit protect flows", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.protect_by, CHOKE_PROTECT_BY_FLOW);
+	/* two identities, or one without protect */
+	CHECK_EQ(parse_str("limit 1000 bandwidth 4mbit protect srchost dsthost", NULL, &p, err),
+		 CHOKE_EINVAL);
+	CHECK(strstr(err, "alternatives") != NULL);
+	CHECK_EQ(parse_str("limit 1000 bandwidth 4mbit srchost", NULL, &p, err), CHOKE_EINVAL);
+	CHECK(strstr(err, "goes with protect") != NULL);
+	CHECK_EQ(parse_str("limit 1000 bandwidth 4mbit target 5ms", NULL, &p, err), CHOKE_EINVAL);
+	CHECK(strstr(err, "goes with protect") != NULL);
+	/* target: tc's time units, 1 us to 1 s */
+	REQUIRE(parse_str("limit 1000 bandwidth 4mbit protect target 250", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.target_us, 250);
+	REQUIRE(parse_str("limit 1000 bandwidth 4mbit protect target 1s", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.target_us, 1000000);
+	REQUIRE(parse_str("limit 1000 bandwidth 4mbit protect target 2.5msec", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.target_us, 2500);
+	CHECK_EQ(parse_str("limit 1000 bandwidth 4mbit protect target 2s", NULL, &p, err),
+		 CHOKE_EINVAL);
+	CHECK(strstr(err, "1us to 1s") != NULL);
+	CHECK_EQ(parse_str("limit 1000 bandwidth 4mbit protect target 0", NULL, &p, err),
+		 CHOKE_EINVAL);
+	CHECK_EQ(parse_str("limit 1000 bandwidth 4mbit protect target fast", NULL, &p, err),
+		 CHOKE_EINVAL);
+	CHECK_EQ(parse_str("limit 1000 bandwidth 4mbit protect target", NULL, &p, err),
+		 CHOKE_EINVAL);
+	/* sparse: choke only, and not through --strict (tc's own words) */
+	CHECK_EQ(parse_str("limit 1000 bandwidth 4mbit sparse", &strict, &p, err), CHOKE_EINVAL);
+	{
+		char *w[] = { "limit", "100", "bandwidth", "1mbit", "sparse" };
+
+		CHECK_EQ(choke_params_parse(5, w, CHOKE_KIND_RED, NULL, &p, err, sizeof(err)),
+			 CHOKE_EINVAL);
+		CHECK(strstr(err, "choke only") != NULL);
+	}
+	/* thresholds as times: at 4 Mbit/s (500000 bytes/s) 10 ms is 5000
+	 * bytes, 5 packets of 1000; 3 ms is 1.5, rounded up */
+	REQUIRE(parse_str("limit 300 bandwidth 4mbit min 3ms max 10ms", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.qth_min, 2);
+	CHECK_EQ(p.cfg.qth_max, 5);
+	/* in byte mode, bytes */
+	REQUIRE(parse_str("limit 300000 bandwidth 4mbit min 20ms max 60ms avpkt 1000 bytes", NULL,
+			  &p, err) == 0);
+	CHECK_EQ(p.cfg.qth_min, 10000);
+	CHECK_EQ(p.cfg.qth_max, 30000);
+	/* a time too short for one packet is one packet */
+	REQUIRE(parse_str("limit 300 bandwidth 4mbit min 1us max 10ms", NULL, &p, err) == 0);
+	CHECK_EQ(p.cfg.qth_min, 1);
+	CHECK_EQ(parse_str("limit 300 bandwidth 4mbit min 0ms max 10ms", NULL, &p, err),
+		 CHOKE_EINVAL);
+	CHECK(strstr(err, "a time such as 5ms") != NULL);
+	CHECK_EQ(parse_str("limit 300 bandwidth 4mbit min 3ms max 10ms", &strict, &p, err),
+		 CHOKE_EINVAL);
 }
 
 /* ---- parse(words(p)) == p ---- */
@@ -629,8 +709,16 @@ static void random_words(int kind, char *buf, size_t len)
 			W("geometric %u ", 1 + rt_below(16));
 			break;
 		}
-		if (!bytes && rt_below(3) == 0)
+		if (rt_below(3) == 0) {
 			W(rt_below(2) ? "protect " : "protect %u ", CHOKE_PROTECT_MIN << rt_below(6));
+			if (rt_below(3) == 0)
+				W("%s ", choke_protect_by_name((int)rt_below(CHOKE_PROTECT_BY_N)));
+			if (rt_below(3) == 0)
+				W(rt_below(2) ? "target %ums " : "target %uus ",
+				  1 + rt_below(1000));
+		}
+		if (rt_below(4) == 0)
+			W("sparse ");
 	}
 	if (bytes)
 		W("bytes ");
@@ -777,6 +865,7 @@ const struct tl_test params_tests[] = {
 	{ "params/errlen", test_params_errlen },
 	{ "params/variants", test_params_variants },
 	{ "params/protect", test_params_protect },
+	{ "params/protect-additions", test_params_protect_additions },
 	{ "params/red-words", test_params_red_words },
 	{ "params/words-round-trip", test_params_words_round_trip },
 	{ "params/match-tc-vectors", test_params_match_tc_vectors },

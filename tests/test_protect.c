@@ -10,6 +10,7 @@
  */
 #include <math.h>
 
+#include "../src/core/protect.h" /* protect_unresponsive, on a constructed state */
 #include "choke/params.h"
 #include "corelib.h"
 #include "testlib.h"
@@ -80,10 +81,10 @@ static void ph_depart(struct ph *h, uint32_t n)
 }
 
 /* the decay of docs/variants.md, from libm: 2^(-1/16) per whole step of
- * 64 departures, whole halvings as a shift */
+ * 64 KiB departed, whole halvings as a shift */
 static uint32_t decay_ref(uint32_t r, uint64_t d)
 {
-	uint64_t steps = d / 64;
+	uint64_t steps = d / 65536;
 
 	if (steps / 16 >= 32)
 		return 0;
@@ -97,7 +98,7 @@ static void set_share(struct choke *q, uint32_t share, uint32_t boost)
 {
 	q->pr.share = share;
 	q->pr.boost = boost;
-	q->pr.fair = ((((uint64_t)share * 94548) >> 16) * boost) >> 8;
+	q->pr.fair = ((((uint64_t)share * 94548) >> 24) * boost) >> 8;
 }
 
 /* MurmurHash3's finalizer, as docs/variants.md specifies the flow hash */
@@ -142,10 +143,24 @@ static void test_protect_config(void)
 	CHECK_EQ(choke_config_check(&c, &why), CHOKE_EINVAL);
 	CHECK(strstr(why, "choke only") != NULL);
 	c.kind = CHOKE_KIND_CHOKE;
+	/* protect counts bytes: with byte mode too */
 	c.limit_bytes = 100000;
 	c.avpkt = 1000;
+	CHECK_EQ(choke_config_check(&c, &why), 0);
+	/* its additions */
+	c.target_us = 5000;
+	c.protect_by = CHOKE_PROTECT_BY_HOSTS;
+	c.sparse = 1;
+	CHECK_EQ(choke_config_check(&c, NULL), 0);
+	c.target_us = CHOKE_TARGET_MAX_US + 1;
 	CHECK_EQ(choke_config_check(&c, &why), CHOKE_EINVAL);
-	CHECK(strstr(why, "byte mode") != NULL);
+	CHECK(strstr(why, "target") != NULL);
+	c.target_us = 0;
+	c.protect_by = 4;
+	CHECK_EQ(choke_config_check(&c, &why), CHOKE_EINVAL);
+	CHECK(strstr(why, "srchost") != NULL);
+	c.protect_by = 0;
+	c.sparse = 0;
 	/* with a draw variant it is fine */
 	c.limit_bytes = c.avpkt = 0;
 	c.variant = CHOKE_VAR_ADAPTIVE;
@@ -168,8 +183,9 @@ static void test_protect_sample_and_decay(void)
 	struct choke_config c = pcfg(2000, 1500, 1800, 8);
 	struct thost th;
 	uint32_t i, e, r;
-	static const uint32_t ages[] = { 1, 63, 64, 65, 1023, 1024, 1500, 5000, 31000,
-					 40000 };
+	/* bytes departed (100-byte packets) */
+	static const uint32_t ages[] = { 100, 65500, 65600, 131100, 1048500, 1048600,
+					 1500000, 5000000, 31000000, 40000000 };
 
 	REQUIRE(thost_init_values(&th, &c) == 0);
 	for (i = 0; i < CHOKE_PROTECT_SAMPLE - 1; i++)
@@ -184,11 +200,11 @@ static void test_protect_sample_and_decay(void)
 	CHECK_EQ(th.q.pr.sample_left, 16);
 	e = entry_of(&th.q, 77);
 	REQUIRE(e != 0xffffffffu);
-	CHECK_EQ(th.q.pr.e[e].rate, CHOKE_PROTECT_ONE);
-	/* counted, no departures: +ONE each */
+	CHECK_EQ(th.q.pr.e[e].rate, 100);
+	/* counted, no departures: + the bytes each */
 	TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 77, 0, 0, &th.v));
-	TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 77, 0, 0, &th.v));
-	CHECK_EQ(th.q.pr.e[e].rate, 3 * CHOKE_PROTECT_ONE);
+	TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 40, 77, 0, 0, &th.v));
+	CHECK_EQ(th.q.pr.e[e].rate, 240);
 	/* a big counter, then departures: the decay of the specification */
 	r = 3000000;
 	for (i = 0; i < sizeof(ages) / sizeof(ages[0]); i++) {
@@ -202,7 +218,7 @@ static void test_protect_sample_and_decay(void)
 		/* ages[i] departures of other packets (queued as FIFO: no
 		 * counting, no RED), then an arrival of the flow */
 		while (th.q.pr.clock < before + ages[i]) {
-			uint32_t k, n = (uint32_t)(before + ages[i] - th.q.pr.clock);
+			uint32_t k, n = (uint32_t)(before + ages[i] - th.q.pr.clock) / 100;
 
 			n = n > 1500 ? 1500 : n;
 			th.q.kind = CHOKE_KIND_FIFO;
@@ -218,12 +234,12 @@ static void test_protect_sample_and_decay(void)
 			CHECK(!"the flow kept its entry");
 			break;
 		}
-		CHECK_EQ(th.q.pr.e[e].rate, (uint64_t)decay_ref(r, ages[i]) + CHOKE_PROTECT_ONE);
+		CHECK_EQ(th.q.pr.e[e].rate, (uint64_t)decay_ref(r, ages[i]) + 100);
 		/* within a unit or two of the exponential at the whole steps,
 		 * and the stamp at the last whole step */
-		CHECK(fabs((double)th.q.pr.e[e].rate - CHOKE_PROTECT_ONE -
-			   r * exp2(-(double)(ages[i] / 64 * 64) / 1024)) <= 2.0);
-		CHECK_EQ(th.q.pr.e[e].stamp, before + ages[i] / 64 * 64);
+		CHECK(fabs((double)th.q.pr.e[e].rate - 100 -
+			   r * exp2(-(double)(ages[i] / 65536 * 65536) / 1048576)) <= 2.0);
+		CHECK_EQ(th.q.pr.e[e].stamp, before + ages[i] / 65536 * 65536);
 	}
 	INV(&th.q);
 	thost_free(&th);
@@ -246,7 +262,7 @@ static void test_protect_match_enters(void)
 	CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 12, 0, 0, &th.v), CHOKE_DROP_MATCH);
 	CHECK_EQ(th.q.stats.protect_inserts, 1);
 	CHECK(entry_of(&th.q, 12) != 0xffffffffu);
-	CHECK_EQ(th.q.pr.e[entry_of(&th.q, 12)].rate, CHOKE_PROTECT_ONE);
+	CHECK_EQ(th.q.pr.e[entry_of(&th.q, 12)].rate, 100);
 	INV(&th.q);
 	thost_free(&th);
 }
@@ -258,7 +274,7 @@ static void test_protect_allowance(void)
 	struct choke_config c = pcfg(100, 4, 90, 8);
 	struct thost th;
 	uint32_t e, i;
-	uint64_t F, r = 1000000;
+	uint64_t F, r;
 	int below;
 
 	REQUIRE(thost_init_values(&th, &c) == 0);
@@ -269,30 +285,31 @@ static void test_protect_allowance(void)
 		for (i = 0; i < (below ? 2u : 10u); i++)
 			TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 500 + i, 0, 0, &th.v));
 		th.q.kind = CHOKE_KIND_CHOKE;
-		set_share(&th.q, 25 << 8, 512);
+		set_share(&th.q, 25000 << 8, 512);
 		th.q.pr.busy = 1;
 		th.q.pr.idled = 0;
 		th.q.pr.e[5].flow = 42; /* two buckets: every flow may use entry 5 */
 		th.q.pr.e[5].rate = 1;
 		CHECK_EQ(entry_of(&th.q, 42), 5);
-		F = (((uint64_t)(25 << 8) * 94548) >> 16) * 512 >> 8;
+		F = (((uint64_t)(25000 << 8) * 94548) >> 24) * 512 >> 8;
 		if (below)
 			F += F >> 2;
 		/* r just at the allowance: no draw, admitted */
-		th.q.pr.e[5].rate = (uint32_t)F - CHOKE_PROTECT_ONE;
+		th.q.pr.e[5].rate = (uint32_t)F - 100;
 		th.q.pr.e[5].stamp = th.q.pr.clock;
 		th.rnd.draws = 0;
 		trand_push(&th.rnd, 0xffffffffu); /* the draw (RED's qR, or none) */
 		CHECK(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v) != CHOKE_DROP_PROTECT);
-		/* above it: admitted when (u r) >> 32 < F */
-		th.q.pr.e[5].rate = (uint32_t)r - CHOKE_PROTECT_ONE;
+		/* above it, within one doubling: admitted when (u r) >> 32 < F */
+		r = F + F / 2;
+		th.q.pr.e[5].rate = (uint32_t)r - 100;
 		th.rnd.pos = th.rnd.nscript = 0;
 		trand_push(&th.rnd, (uint32_t)((F << 32) / r) - 1); /* just under */
 		trand_push(&th.rnd, 0);
 		trand_push(&th.rnd, 0xffffffffu);
 		e = choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v);
 		CHECK(e != CHOKE_DROP_PROTECT);
-		th.q.pr.e[5].rate = (uint32_t)r - CHOKE_PROTECT_ONE;
+		th.q.pr.e[5].rate = (uint32_t)r - 100;
 		th.rnd.pos = th.rnd.nscript = 0;
 		trand_push(&th.rnd, (uint32_t)(((F << 32) + r - 1) / r)); /* just at it */
 		CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v),
@@ -310,6 +327,129 @@ static void test_protect_allowance(void)
 	thost_free(&th);
 }
 
+/*
+ * An unresponsive flow under `target`: a flow two doublings or more above
+ * its allowance (fls(r) - fls(A) >= 2) is held to the allowance times
+ * unresp, what the flows between half and twice the fair counter reach
+ * (their counters over F, each at most 1, averaged; 1/2 at least),
+ * recomputed every 100 ms. Within a doubling, and without `target`,
+ * nothing is taken off.
+ */
+static void test_protect_unresponsive(void)
+{
+	struct choke_config c = pcfg(100, 4, 90, 8);
+	struct thost th;
+	uint64_t F, r;
+	uint32_t k;
+	int tgt;
+
+	for (tgt = 0; tgt < 2; tgt++) {
+		c.target_us = tgt ? 5000 : 0;
+		REQUIRE(thost_init_values(&th, &c) == 0);
+		th.q.kind = CHOKE_KIND_FIFO;
+		for (k = 0; k < 10; k++)
+			TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 500 + k, 0, 0, &th.v));
+		th.q.kind = CHOKE_KIND_CHOKE;
+		th.q.pr.congested = 1; /* the allowance: F */
+		set_share(&th.q, 1u << 26, 256);
+		F = th.q.pr.fair;
+		CHECK_EQ(th.q.pr.unresp, 256);
+		/* the others reach 7/8 of F on average: entries 0, 1 at 3F/4 and
+		 * F, entry 2 at 3 F (left out), entry 3 at F/4 (left out) */
+		th.q.pr.e[0].flow = 1, th.q.pr.e[0].rate = (uint32_t)(F * 3 / 4);
+		th.q.pr.e[1].flow = 2, th.q.pr.e[1].rate = (uint32_t)F;
+		th.q.pr.e[2].flow = 3, th.q.pr.e[2].rate = (uint32_t)(3 * F);
+		th.q.pr.e[3].flow = 4, th.q.pr.e[3].rate = (uint32_t)(F / 4);
+		for (k = 0; k < 4; k++)
+			th.q.pr.e[k].stamp = th.q.pr.clock;
+		protect_unresponsive(&th.q);
+		CHECK_EQ(th.q.pr.unresp, (192 + 256) / 2);
+		/* a flood at 8 F: held at F 224/256 with target (without it the
+		 * mean is not used: unresp stays 256) */
+		if (!tgt)
+			th.q.pr.unresp = 256;
+		th.q.pr.e[5].flow = 42;
+		r = 8 * F;
+		th.q.pr.e[5].rate = (uint32_t)r - 100;
+		th.q.pr.e[5].stamp = th.q.pr.clock;
+		th.rnd.pos = th.rnd.nscript = 0;
+		{
+			uint64_t allow = tgt ? F * 224 / 256 : F;
+
+			trand_push(&th.rnd, (uint32_t)((allow << 32) / r) - 1); /* just under */
+			CHECK(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v) !=
+			      CHOKE_DROP_PROTECT);
+			th.q.pr.e[5].rate = (uint32_t)r - 100;
+			th.rnd.pos = th.rnd.nscript = 0;
+			trand_push(&th.rnd, (uint32_t)(((allow << 32) + r - 1) / r)); /* at it */
+			CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v),
+				 CHOKE_DROP_PROTECT);
+		}
+		/* within a doubling (1.5 F): the whole F */
+		th.q.pr.e[5].rate = (uint32_t)(F + F / 2) - 100;
+		r = F + F / 2;
+		th.rnd.pos = th.rnd.nscript = 0;
+		trand_push(&th.rnd, (uint32_t)((F << 32) / r) - 1);
+		CHECK(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v) != CHOKE_DROP_PROTECT);
+		/* nobody near the share: nothing taken off; at half: half */
+		for (k = 0; k < 4; k++)
+			th.q.pr.e[k].rate = 0;
+		protect_unresponsive(&th.q);
+		CHECK_EQ(th.q.pr.unresp, 256);
+		th.q.pr.e[5].rate = 0;
+		th.q.pr.e[0].rate = (uint32_t)(F / 2) + 1;
+		protect_unresponsive(&th.q);
+		CHECK_EQ(th.q.pr.unresp, 128);
+		INV(&th.q);
+		thost_free(&th);
+	}
+}
+
+/* ECN: an ECT arrival of a flow within two doublings of its allowance is
+ * marked instead of dropped when the queue has ecn (counted in
+ * protect_mark); beyond, or not ECT, or without ecn, it is dropped. */
+static void test_protect_ecn(void)
+{
+	struct choke_config c = pcfg(100, 4, 90, 8);
+	struct thost th;
+	uint64_t F;
+	uint32_t k;
+	int ecn;
+
+	for (ecn = 0; ecn < 2; ecn++) {
+		c.flags = ecn ? CHOKE_FLAG_ECN : 0;
+		REQUIRE(thost_init_values(&th, &c) == 0);
+		th.q.kind = CHOKE_KIND_FIFO;
+		for (k = 0; k < 10; k++)
+			TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 100, 500 + k, 0, 0, &th.v));
+		th.q.kind = CHOKE_KIND_CHOKE;
+		set_share(&th.q, 1u << 26, 256);
+		F = th.q.pr.fair;
+		th.q.pr.e[5].flow = 42;
+		/* 1.5 F: marked (ecn, ECT), dropped (not ECT) */
+		th.q.pr.e[5].rate = (uint32_t)(F + F / 2) - 100;
+		th.q.pr.e[5].stamp = th.q.pr.clock;
+		th.rnd.pos = th.rnd.nscript = 0;
+		trand_push(&th.rnd, 0xffffffffu);
+		CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 42, CHOKE_PKT_ECN_CAPABLE, 0, &th.v),
+			 ecn ? CHOKE_QUEUED_MARKED : CHOKE_DROP_PROTECT);
+		th.q.pr.e[5].rate = (uint32_t)(F + F / 2) - 100;
+		th.rnd.pos = th.rnd.nscript = 0;
+		trand_push(&th.rnd, 0xffffffffu);
+		CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v), CHOKE_DROP_PROTECT);
+		/* 8 F: a flood that sets ECT is dropped all the same */
+		th.q.pr.e[5].rate = (uint32_t)(8 * F) - 100;
+		th.rnd.pos = th.rnd.nscript = 0;
+		trand_push(&th.rnd, 0xffffffffu);
+		CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 42, CHOKE_PKT_ECN_CAPABLE, 0, &th.v),
+			 CHOKE_DROP_PROTECT);
+		CHECK_EQ(th.q.stats.protect_mark, (uint64_t)ecn);
+		CHECK_EQ(th.q.stats.protect_drop, 3u - (uint64_t)ecn);
+		INV(&th.q);
+		thost_free(&th);
+	}
+}
+
 /* Only a flow at or below the fair counter gives up its entry, the one
  * with the smallest counter (the first on a tie). */
 static void test_protect_replacement(void)
@@ -320,8 +460,8 @@ static void test_protect_replacement(void)
 	uint64_t F;
 
 	REQUIRE(thost_init_values(&th, &c) == 0);
-	set_share(&th.q, 40 << 8, 256);
-	F = ((uint64_t)(40 << 8) * 94548) >> 16;
+	set_share(&th.q, 40000 << 8, 256);
+	F = ((uint64_t)(40000 << 8) * 94548) >> 24;
 	for (i = 0; i < 8; i++) {
 		th.q.pr.e[i].flow = 9000 + i;
 		th.q.pr.e[i].rate = (uint32_t)F + 1000 + i;
@@ -353,26 +493,29 @@ static void test_protect_replacement(void)
 	thost_free(&th);
 }
 
-/* The share: the window's 1024 departures over the flows that arrived in
- * it, by linear counting; the boost doubles when the link idled while
- * protect dropped, and loses a quarter after a busy window above min. */
+/* The share: the window's 2^20 bytes departed over the flows that
+ * arrived in it, by linear counting; the boost, corrected at each step
+ * of 64 KiB: up by a 32nd and one when the link idled while protect
+ * dropped, down by a 32nd (not below 1) after a busy step above min. The
+ * packets are 1024 bytes: a window is 1024 of them, a step 64. */
 static void test_protect_share_and_boost(void)
 {
 	static const uint32_t nflows[] = { 1, 2, 32, 40, 300, 1000, 5000 };
 	struct choke_config c = pcfg(4096, 3000, 4000, 8);
 	struct ph h;
 	size_t k;
+	uint32_t i;
 
 	for (k = 0; k < sizeof(nflows) / sizeof(nflows[0]); k++) {
-		uint32_t i, t = 0, seen[CHOKE_PROTECT_BINS] = { 0 };
+		uint32_t t = 0, seen[CHOKE_PROTECT_BINS] = { 0 };
 		double expect, corr;
 
 		REQUIRE(ph_init(&h, &c, 3) == 0);
 		h.q.kind = CHOKE_KIND_FIFO; /* fill without RED */
 		for (i = 0; i < 1100; i++)
-			TL_DISCARD(choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v));
+			TL_DISCARD(choke_enqueue(&h.q, &pkt_token, 1024, 1, 0, 0, &h.v));
 		h.q.kind = CHOKE_KIND_CHOKE;
-		ph_depart(&h, 1024 - 1); /* the first window ends at 1024 */
+		ph_depart(&h, 1024 - 1); /* the first window ends at 2^20 bytes */
 		for (i = 0; i < nflows[k]; i++) {
 			uint32_t f = 7 + i * 2654435761u;
 
@@ -383,13 +526,13 @@ static void test_protect_share_and_boost(void)
 		CHECK_EQ(h.q.pr.flows, t);
 		ph_depart(&h, 1);
 		corr = t < 1024 ? -log1p(-(double)t / 1024) / ((double)t / 1024) : 0;
-		expect = 1024.0 * 256 / (t * corr);
+		expect = 1048576.0 * 256 / (t * corr);
 		/* exact to the interpolation of the correction up to 3/4 of
 		 * the bins; beyond, the correction is capped */
 		if (t <= 768)
 			CHECK(fabs(h.q.pr.share - expect) <= 0.01 * expect + 1);
 		CHECK(h.q.pr.share < 0xffffffffu);
-		printf("     %u flows: %u bins, share %.2f packets per window (exact %.2f)\n",
+		printf("     %u flows: %u bins, share %.0f bytes per window (exact %.0f)\n",
 		       nflows[k], t, h.q.pr.share / 256.0, t < 1024 ? expect / 256 : 0);
 		INV(&h.q);
 		ph_free(&h);
@@ -400,53 +543,36 @@ static void test_protect_share_and_boost(void)
 	h.q.pr.idled = 1;
 	h.q.pr.drops = 1;
 	h.q.kind = CHOKE_KIND_FIFO;
-	{
-		uint32_t i;
-
-		for (i = 0; i < 1024; i++)
-			TL_DISCARD(choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v));
-	}
-	ph_depart(&h, 1024);
-	CHECK_EQ(h.q.pr.boost, 1280);
+	for (i = 0; i < 128; i++)
+		TL_DISCARD(choke_enqueue(&h.q, &pkt_token, 1024, 1, 0, 0, &h.v));
+	ph_depart(&h, 64); /* a step: it idled, protect dropped */
+	CHECK_EQ(h.q.pr.boost, 1024 + 32 + 1);
 	CHECK_EQ(h.q.pr.busy, 0);
-	/* a busy window above min: -1/4 */
+	CHECK_EQ(h.q.pr.dropped, 1);
+	/* the next step: no drops in it, but in the one before; it idled */
+	h.q.pr.idled = 1;
+	ph_depart(&h, 64);
+	CHECK_EQ(h.q.pr.boost, 1057 + 33 + 1);
+	CHECK_EQ(h.q.pr.dropped, 0);
+	/* a busy step above min: a 32nd less */
+	for (i = 0; i < 64; i++)
+		TL_DISCARD(choke_enqueue(&h.q, &pkt_token, 1024, 1, 0, 0, &h.v));
 	h.q.qavg = (uint64_t)(c.qth_min + 1) << c.Wlog;
-	{
-		uint32_t i;
-
-		for (i = 0; i < 1025; i++)
-			TL_DISCARD(choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v));
-	}
-	h.q.qavg = (uint64_t)(c.qth_min + 1) << c.Wlog;
-	ph_depart(&h, 1024);
-	CHECK_EQ(h.q.pr.boost, 1024);
+	ph_depart(&h, 64);
+	CHECK_EQ(h.q.pr.boost, 1091 - 34);
 	CHECK_EQ(h.q.pr.busy, 1);
-	/* a busy window below min: unchanged */
+	/* a busy step below min: unchanged */
+	for (i = 0; i < 64; i++)
+		TL_DISCARD(choke_enqueue(&h.q, &pkt_token, 1024, 1, 0, 0, &h.v));
 	h.q.qavg = 0;
-	ph_depart(&h, 1);
-	h.q.qavg = 0;
-	{
-		uint32_t i;
-
-		for (i = 0; i < 1024; i++)
-			TL_DISCARD(choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v));
-		h.q.qavg = 0;
-		for (i = 0; i < 1023; i++)
-			choke_dequeue(&h.q, 0, NULL);
-	}
-	CHECK_EQ(h.q.pr.boost, 1024);
+	ph_depart(&h, 64);
+	CHECK_EQ(h.q.pr.boost, 1057);
 	/* and down to 1 at most */
-	h.q.pr.boost = 300;
-	h.q.pr.fair = 0;
+	h.q.pr.boost = 260;
+	for (i = 0; i < 64; i++)
+		TL_DISCARD(choke_enqueue(&h.q, &pkt_token, 1024, 1, 0, 0, &h.v));
 	h.q.qavg = (uint64_t)(c.qth_min + 1) << c.Wlog;
-	{
-		uint32_t i;
-
-		for (i = 0; i < 1024; i++)
-			TL_DISCARD(choke_enqueue(&h.q, &pkt_token, 100, 1, 0, 0, &h.v));
-		h.q.qavg = (uint64_t)(c.qth_min + 1) << c.Wlog;
-		ph_depart(&h, 1024);
-	}
+	ph_depart(&h, 64);
 	CHECK_EQ(h.q.pr.boost, 256);
 	INV(&h.q);
 	ph_free(&h);
@@ -884,11 +1010,408 @@ static void test_protect_random_numbers_bounded(void)
 	thost_free(&th);
 }
 
+/* ------------------------------------------------------------------ */
+/* bytes, hosts, target, sparse                                        */
+
+/*
+ * An open-loop link that sends `rate` bytes per tick (of tick_ns): flows
+ * of their own packet sizes and identities, constant rates in bytes per
+ * tick. The shares are counted in bytes after `warm` ticks.
+ */
+#define BL_MAXF 40
+
+struct bl {
+	struct ph h;
+	uint32_t nf, size[BL_MAXF], id[BL_MAXF];
+	double rate[BL_MAXF], acc[BL_MAXF];
+	uint64_t sent[BL_MAXF], offered[BL_MAXF];
+	double link, budget;
+	uint64_t tick_ns;
+	/* the flow of each queued packet, by its token */
+	uint8_t flow_of[1 << 16];
+	uint32_t next;
+};
+
+static int bl_init(struct bl *b, const char *words, uint64_t seed)
+{
+	char buf[256], *argv[32], *save = NULL, *w, err[CHOKE_ERRBUF_SIZE];
+	struct choke_params prm;
+	int argc = 0;
+
+	memset(b, 0, sizeof(*b));
+	snprintf(buf, sizeof(buf), "%s", words);
+	for (w = strtok_r(buf, " ", &save); w && argc < 32; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	if (choke_params_parse(argc, argv, CHOKE_KIND_CHOKE, NULL, &prm, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", words, err);
+		return -1;
+	}
+	b->tick_ns = 1000000; /* a millisecond */
+	return ph_init(&b->h, &prm.cfg, seed);
+}
+
+static void bl_run(struct bl *b, uint64_t ticks, uint64_t warm)
+{
+	uint64_t t;
+	uint32_t f;
+
+	for (t = 0; t < ticks; t++) {
+		uint64_t now = t * b->tick_ns;
+
+		for (f = 0; f < b->nf; f++) {
+			b->acc[f] += b->rate[f];
+			while (b->acc[f] >= b->size[f]) {
+				uint32_t tok = b->next++ & 0xffff;
+				void *pkt = (void *)(uintptr_t)(tok + 1);
+				int r;
+
+				b->acc[f] -= b->size[f];
+				b->flow_of[tok] = (uint8_t)f;
+				r = choke_enqueue_as(&b->h.q, pkt, b->size[f], ol_flow(f), b->id[f], 0,
+						     now, &b->h.v);
+				if (t >= warm)
+					b->offered[f] += b->size[f];
+				(void)r;
+			}
+		}
+		b->budget += b->link;
+		while (b->budget > 0) {
+			uint32_t len = 0;
+			void *p = choke_dequeue(&b->h.q, now, &len);
+
+			if (!p) {
+				b->budget = 0;
+				break;
+			}
+			b->budget -= len;
+			if (t >= warm)
+				b->sent[b->flow_of[(uintptr_t)p - 1]] += len;
+		}
+	}
+}
+
+/*
+ * protect is fair in bytes: two floods at twice the link each, one of
+ * 100-byte packets, one of 1500-byte packets, beside 10 light flows at
+ * 2/3 of their share: each flood gets 0.8 to 1.2 of its max-min share of
+ * the bytes (with packet counting the small one got a fifteenth of the
+ * large one's bytes).
+ */
+static void test_protect_bytes(void)
+{
+	static struct bl b;
+	const char *words[] = { "limit 1000 min 50 max 150 bandwidth 12mbit protect",
+				"limit 1000 bandwidth 12mbit protect target 5ms" };
+	size_t w;
+
+	for (w = 0; w < 2; w++) {
+		double share[BL_MAXF], demand[BL_MAXF], sent = 0;
+		uint32_t f;
+
+		REQUIRE(bl_init(&b, words[w], 7) == 0);
+		b.link = 1500; /* bytes per ms: 12 Mbit/s */
+		b.nf = 12;
+		for (f = 0; f < b.nf; f++) {
+			b.size[f] = f == 0 ? 100 : f == 1 ? 1500 : 500;
+			b.rate[f] = f < 2 ? 2 * b.link : b.link * 2 / 3 / 12;
+			b.id[f] = ol_flow(f);
+			demand[f] = b.rate[f] / b.link;
+		}
+		bl_run(&b, tl_quick ? 30000 : 60000, 10000);
+		maxmin(demand, b.nf, share);
+		for (f = 0; f < b.nf; f++)
+			sent += (double)b.sent[f];
+		for (f = 0; f < 2; f++) {
+			double x = b.sent[f] / sent / share[f];
+
+			printf("     %s: flood of %u-byte packets: %.3f of its max-min share of bytes\n",
+			       w ? "target" : "RED", b.size[f], x);
+			CHECK(x > 0.8 && x < 1.2);
+		}
+		INV(&b.h.q);
+		ph_free(&b.h);
+	}
+}
+
+/*
+ * Whom protect shares among: 4 hosts, one of them with 16 flows, every
+ * flow unresponsive at 0.3 of the link. By flows the many-flow host takes
+ * 16/19 of the link; with the source host as protect's identity
+ * (choke_enqueue_as, `srchost`) each host gets 0.8 to 1.2 of a quarter.
+ */
+static void test_protect_hosts(void)
+{
+	static struct bl b;
+	const char *words[] = { "limit 1000 min 50 max 150 bandwidth 12mbit protect",
+				"limit 1000 min 50 max 150 bandwidth 12mbit protect srchost",
+				"limit 1000 bandwidth 12mbit protect srchost target 5ms" };
+	size_t w;
+
+	for (w = 0; w < 3; w++) {
+		double host[4] = { 0 }, sent = 0;
+		uint32_t f;
+
+		REQUIRE(bl_init(&b, words[w], 9) == 0);
+		b.link = 1500;
+		b.nf = 19;
+		for (f = 0; f < b.nf; f++) {
+			uint32_t h = f < 16 ? 0 : f - 15;
+
+			b.size[f] = 1000;
+			b.rate[f] = 0.3 * b.link;
+			b.id[f] = w ? 0xA000u + h * 0x9E3779B9u : ol_flow(f);
+		}
+		bl_run(&b, tl_quick ? 30000 : 60000, 10000);
+		for (f = 0; f < b.nf; f++) {
+			host[f < 16 ? 0 : f - 15] += (double)b.sent[f];
+			sent += (double)b.sent[f];
+		}
+		printf("     %s: hosts' shares %.3f %.3f %.3f %.3f\n",
+		       (const char *[]){ "flows", "srchost", "srchost, target 5ms" }[w],
+		       host[0] / sent, host[1] / sent, host[2] / sent, host[3] / sent);
+		for (f = 0; f < 4; f++) {
+			if (w)
+				CHECK(host[f] / sent > 0.25 * 0.8 && host[f] / sent < 0.25 * 1.2);
+		}
+		if (!w)
+			CHECK(host[0] / sent > 0.7);
+		INV(&b.h.q);
+		ph_free(&b.h);
+	}
+}
+
+/*
+ * `target`: the probe times one packet at a time; its delay, when the
+ * head passes it, says whether the queue is above the goal; a probe still
+ * waiting longer than the goal says so too; an empty queue says no.
+ */
+static void test_protect_target_probe(void)
+{
+	struct choke_config c = pcfg(100, 4, 90, 8);
+	struct thost th;
+	uint32_t i;
+
+	c.target_us = 5000;
+	REQUIRE(thost_init_values(&th, &c) == 0);
+	CHECK_EQ(th.q.pr.probe, 0xffffffffu);
+	/* 4 packets at 1 ms: the first is timed */
+	for (i = 0; i < 4; i++)
+		TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 1000, 10 + i, 0, 1000000 * (i + 1),
+					 &th.v));
+	CHECK_EQ(th.q.pr.probe, th.q.head);
+	CHECK_EQ(th.q.pr.probe_ns, 1000000);
+	CHECK_EQ(th.q.pr.congested, 0);
+	/* at 4 ms the first leaves: 3 ms, under the 5 ms goal */
+	REQUIRE(choke_dequeue(&th.q, 4000000, NULL) != NULL);
+	CHECK_EQ(th.q.pr.probe, 0xffffffffu);
+	CHECK_EQ(th.q.pr.delay_ns, 3000000);
+	CHECK_EQ(th.q.pr.congested, 0);
+	/* the next arrival is timed (at 20 ms); at 26 ms another arrival
+	 * finds it waiting over 5 ms: congested */
+	TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 1000, 20, 0, 20000000, &th.v));
+	CHECK_EQ(th.q.pr.probe_ns, 20000000);
+	TL_DISCARD(choke_enqueue(&th.q, &pkt_token, 1000, 21, 0, 26000000, &th.v));
+	CHECK_EQ(th.q.pr.congested, 1);
+	/* the queue drains: the timed packet (the fourth) leaves after 7 ms,
+	 * then the last, then it is empty */
+	for (i = 0; i < 4; i++)
+		REQUIRE(choke_dequeue(&th.q, 27000000, NULL) != NULL);
+	CHECK_EQ(th.q.pr.probe, 0xffffffffu);
+	CHECK_EQ(th.q.pr.congested, 1);
+	CHECK_EQ(th.q.pr.delay_ns, 3000000); /* the interval's smallest */
+	REQUIRE(choke_dequeue(&th.q, 27000000, NULL) != NULL);
+	CHECK(choke_dequeue(&th.q, 28000000, NULL) == NULL);
+	CHECK_EQ(th.q.pr.congested, 0);
+	CHECK_EQ(th.q.pr.delay_ns, 0);
+	/* with target nothing but protect and the limit decides: a queue far
+	 * above max is admitted (RED would force drops) */
+	for (i = 0; i < 99; i++)
+		CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 1000 + i, 0, 30000000, &th.v),
+			 CHOKE_QUEUED);
+	CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 77, 0, 30000000, &th.v), CHOKE_QUEUED);
+	CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 78, 0, 30000000, &th.v),
+		 CHOKE_DROP_LIMIT);
+	CHECK_EQ(th.q.stats.draws, 0);
+	CHECK_EQ(th.q.stats.prob_drop + th.q.stats.forced_drop, 0);
+	CHECK(choke_enqueue_needs_time(&th.q) && choke_dequeue_needs_time(&th.q));
+	INV(&th.q);
+	thost_free(&th);
+}
+
+/*
+ * `target`'s correction, every 100 ms: a flood and a light flow on a
+ * link of 1 packet per ms. The queue then stands far above a 5 ms target
+ * while protect drops: the boost goes to 1 and stays there; with a
+ * target far above what the queue can reach the boost rises (protect
+ * drops, the delay is under the goal) and the flood is let in more.
+ */
+static void test_protect_target_correction(void)
+{
+	static struct bl b;
+	const char *words[] = { "limit 1000 bandwidth 12mbit protect target 5ms",
+				"limit 1000 bandwidth 12mbit protect target 1s" };
+	uint32_t boost[2], w;
+	double flood[2];
+
+	for (w = 0; w < 2; w++) {
+		REQUIRE(bl_init(&b, words[w], 3) == 0);
+		b.link = 1500;
+		b.nf = 2;
+		b.size[0] = b.size[1] = 1500;
+		b.rate[0] = 2 * b.link;
+		b.rate[1] = 0.3 * b.link;
+		b.id[0] = ol_flow(0);
+		b.id[1] = ol_flow(1);
+		bl_run(&b, 20000, 5000);
+		boost[w] = b.h.q.pr.boost;
+		flood[w] = (double)b.sent[0] / (double)(b.sent[0] + b.sent[1]);
+		printf("     %s: boost %.2f, the flood's share %.3f, goal %.1f ms\n",
+		       w ? "target 1s" : "target 5ms",
+		       boost[w] / 256.0, flood[w], b.h.q.pr.goal_ns / 1e6);
+		INV(&b.h.q);
+		ph_free(&b.h);
+	}
+	/* the max-min share of the flood is 0.7 (the light flow takes 0.3):
+	 * held there by the boost, which the target lets rise */
+	CHECK(flood[0] > 0.6 && flood[0] < 0.8);
+	CHECK(boost[1] > boost[0]);
+	/* the goal: three 1500-byte packets at 12 Mbit/s is 3 ms < 5 ms */
+}
+
+/*
+ * `sparse`: a packet of a flow with nothing queued goes to the lane,
+ * served first but with one packet of the queue between two of the
+ * lane's; a second packet of that flow, or a long packet, goes to the
+ * queue. reset and change drop the lane's packets too (its newest first
+ * when the limit shrinks).
+ */
+static void test_sparse_lane(void)
+{
+	struct choke_config c = pcfg(20, 15, 19, 0);
+	struct thost th;
+	static char pk[32];
+	uint32_t i, len;
+	void *p;
+
+	c.sparse = 1;
+	REQUIRE(thost_init_values(&th, &c) == 0);
+	/* 5 packets of flow 1 (the first takes the lane: nothing queued) */
+	for (i = 0; i < 5; i++)
+		CHECK_EQ(choke_enqueue(&th.q, &pk[i], 1000, 1, 0, 0, &th.v), CHOKE_QUEUED);
+	CHECK_EQ(choke_lane_len(&th.q), 1);
+	CHECK_EQ(choke_qlen(&th.q), 5);
+	/* flows 2 and 3: one packet each, to the lane; flow 2 again: queue */
+	TL_DISCARD(choke_enqueue(&th.q, &pk[10], 100, 2, 0, 0, &th.v));
+	TL_DISCARD(choke_enqueue(&th.q, &pk[11], 100, 3, 0, 0, &th.v));
+	TL_DISCARD(choke_enqueue(&th.q, &pk[12], 100, 2, 0, 0, &th.v));
+	/* a long packet of a new flow: queue */
+	TL_DISCARD(choke_enqueue(&th.q, &pk[13], CHOKE_LANE_MAX_LEN + 1, 4, 0, 0, &th.v));
+	CHECK_EQ(choke_lane_len(&th.q), 3);
+	CHECK_EQ(th.q.stats.lane_pkts, 3);
+	INV(&th.q);
+	/* the order: lane, queue, lane, queue, lane, then the queue */
+	{
+		static const int want[] = { 0, 1, 10, 2, 11, 3, 4, 12, 13 };
+
+		CHECK(choke_peek(&th.q) == &pk[0]);
+		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			p = choke_dequeue(&th.q, 0, &len);
+			CHECK(p == &pk[want[i]]);
+			INV(&th.q);
+		}
+	}
+	CHECK(choke_dequeue(&th.q, 0, NULL) == NULL);
+	/* reset drops the lane's packets, first */
+	TL_DISCARD(choke_enqueue(&th.q, &pk[20], 100, 5, 0, 0, &th.v));
+	TL_DISCARD(choke_enqueue(&th.q, &pk[21], 100, 5, 0, 0, &th.v));
+	TL_DISCARD(choke_enqueue(&th.q, &pk[22], 100, 6, 0, 0, &th.v));
+	th.ndropped = 0;
+	choke_reset(&th.q, thost_drop, &th);
+	CHECK_EQ(th.ndropped, 3);
+	CHECK(th.dropped[0] == &pk[20] && th.dropped[1] == &pk[22] && th.dropped[2] == &pk[21]);
+	CHECK_EQ(choke_qlen(&th.q), 0);
+	INV(&th.q);
+	/* a change to limit 1 with two lane packets and one queued: the
+	 * lane's oldest stays */
+	TL_DISCARD(choke_enqueue(&th.q, &pk[23], 100, 7, 0, 0, &th.v));
+	TL_DISCARD(choke_enqueue(&th.q, &pk[24], 100, 8, 0, 0, &th.v));
+	TL_DISCARD(choke_enqueue(&th.q, &pk[25], 100, 8, 0, 0, &th.v));
+	c.limit = 1;
+	c.qth_min = 0;
+	c.qth_max = 1;
+	th.ndropped = 0;
+	REQUIRE(thost_change(&th, &c) == 0);
+	CHECK_EQ(th.ndropped, 2);
+	CHECK_EQ(choke_qlen(&th.q), 1);
+	CHECK(choke_peek(&th.q) == &pk[23]);
+	INV(&th.q);
+	/* the lane's packets count against the limit */
+	CHECK_EQ(choke_enqueue(&th.q, &pk[26], 100, 9, 0, 0, &th.v), CHOKE_DROP_LIMIT);
+	/* off: the lane drains, new arrivals queue */
+	c.sparse = 0;
+	REQUIRE(thost_change(&th, &c) == 0);
+	CHECK(choke_dequeue(&th.q, 0, NULL) == &pk[23]);
+	TL_DISCARD(choke_enqueue(&th.q, &pk[27], 100, 10, 0, 0, &th.v));
+	CHECK_EQ(choke_lane_len(&th.q), 0);
+	INV(&th.q);
+	thost_free(&th);
+}
+
+/* `sparse` with protect: a flow protect tracks above half its share does
+ * not take the lane even with nothing queued; a light one does. */
+static void test_sparse_with_protect(void)
+{
+	struct choke_config c = pcfg(100, 4, 90, 8);
+	struct thost th;
+	static char pk[4];
+
+	c.sparse = 1;
+	REQUIRE(thost_init_values(&th, &c) == 0);
+	set_share(&th.q, 1u << 26, 256);
+	th.q.pr.e[5].flow = 42;
+	th.q.pr.e[5].rate = (uint32_t)(th.q.pr.fair / 2 + 1000);
+	th.q.pr.e[5].stamp = th.q.pr.clock;
+	TL_DISCARD(choke_enqueue(&th.q, &pk[0], 100, 42, 0, 0, &th.v));
+	CHECK_EQ(choke_lane_len(&th.q), 0);
+	th.q.pr.e[5].flow = 43;
+	th.q.pr.e[5].rate = (uint32_t)(th.q.pr.fair / 4);
+	TL_DISCARD(choke_enqueue(&th.q, &pk[1], 100, 43, 0, 0, &th.v));
+	CHECK_EQ(choke_lane_len(&th.q), 1);
+	INV(&th.q);
+	thost_free(&th);
+}
+
+/* sparse by hosts: the light flow of a busy host (its ping beside its
+ * downloads) takes the lane, its flow's bin alone decides; a second packet
+ * of the flow while the first waits does not */
+static void test_sparse_hosts(void)
+{
+	struct choke_config c = pcfg(100, 4, 90, 8);
+	struct thost th;
+	static char pk[3];
+
+	c.sparse = 1;
+	c.protect_by = CHOKE_PROTECT_BY_SRCHOST;
+	REQUIRE(thost_init_values(&th, &c) == 0);
+	set_share(&th.q, 1u << 26, 256);
+	th.q.pr.e[5].flow = 7; /* the host, above half its share */
+	th.q.pr.e[5].rate = (uint32_t)(th.q.pr.fair / 2 + 1000);
+	th.q.pr.e[5].stamp = th.q.pr.clock;
+	TL_DISCARD(choke_enqueue_as(&th.q, &pk[0], 100, 42, 7, 0, 0, &th.v));
+	CHECK_EQ(choke_lane_len(&th.q), 1);
+	TL_DISCARD(choke_enqueue_as(&th.q, &pk[1], 100, 42, 7, 0, 0, &th.v));
+	CHECK_EQ(choke_lane_len(&th.q), 1);
+	INV(&th.q);
+	thost_free(&th);
+}
+
 const struct tl_test protect_tests[] = {
 	{ "protect/config", test_protect_config },
 	{ "protect/sample-and-decay", test_protect_sample_and_decay },
 	{ "protect/match-enters", test_protect_match_enters },
 	{ "protect/allowance", test_protect_allowance },
+	{ "protect/unresponsive", test_protect_unresponsive },
+	{ "protect/ecn", test_protect_ecn },
 	{ "protect/replacement", test_protect_replacement },
 	{ "protect/share-and-boost", test_protect_share_and_boost },
 	{ "protect/change", test_protect_change },
@@ -899,5 +1422,12 @@ const struct tl_test protect_tests[] = {
 	{ "protect/deterministic", test_protect_deterministic },
 	{ "protect/random-numbers-bounded", test_protect_random_numbers_bounded },
 	{ "protect/hint-changes-nothing", test_protect_hint_changes_nothing },
+	{ "protect/bytes", test_protect_bytes },
+	{ "protect/hosts", test_protect_hosts },
+	{ "protect/target-probe", test_protect_target_probe },
+	{ "protect/target-correction", test_protect_target_correction },
+	{ "sparse/lane", test_sparse_lane },
+	{ "sparse/with-protect", test_sparse_with_protect },
+	{ "sparse/hosts", test_sparse_hosts },
 	{ NULL, NULL },
 };

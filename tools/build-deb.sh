@@ -4,9 +4,10 @@
 # make deb: the Debian packages (debian/) built with `dpkg-buildpackage -b
 # -us -uc` in a copy of the working tree (never in the tree itself: a
 # package build cleans), then lintian over them. Everything lands in
-# build/deb/: the .deb files, the .changes and .buildinfo, build.log and
-# lintian.log. Fails when the versions disagree (debian/changelog, the
-# Makefile, kmod/dkms.conf), when the build fails, or when lintian reports
+# build/deb/: the .deb files, the .changes and .buildinfo, the source
+# package (.dsc, .tar.xz: for lintian's source checks), build.log and
+# lintian.log. Fails when debian/changelog's version is not the file
+# VERSION's (the one version: docs/release.md), when the build fails, or when lintian reports
 # an error or a warning (the overrides in debian/*.lintian-overrides carry
 # their reasons).
 #
@@ -25,11 +26,12 @@ for t in dpkg-buildpackage dpkg-parsechangelog lintian dh_dkms; do
 		{ echo "build-deb: missing $t (tools/deps.sh deb installs it)" >&2; exit 2; }
 done
 version=$(dpkg-parsechangelog -l debian/changelog -S Version)
-make_version=$(sed -n 's/^VERSION := //p' Makefile)
-dkms_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' kmod/dkms.conf)
-if [ "$version" != "$make_version" ] || [ "$version" != "$dkms_version" ]; then
-	echo "build-deb: versions disagree: debian/changelog $version, Makefile $make_version," \
-		"kmod/dkms.conf $dkms_version" >&2
+upstream=$(cat VERSION)
+# a native package: its version is the upstream one (a Debian revision
+# would be VERSION-N)
+if [ "${version%-*}" != "$upstream" ]; then
+	echo "build-deb: debian/changelog says $version, the file VERSION $upstream" \
+		"(docs/release.md: the changelog follows VERSION)" >&2
 	exit 1
 fi
 
@@ -44,6 +46,13 @@ else
 	tar --exclude=./build --exclude=./.git -cf - . | tar -C "$src" -xf -
 fi
 
+# the source package too, for lintian's source checks (debian/copyright,
+# Standards-Version, the source's layout); not kept for anything else
+if [ $update_symbols = 0 ] && ! (cd "$out" && dpkg-source -b "choke-$version") >"$out/source.log" 2>&1; then
+	tail -10 "$out/source.log"
+	echo "build-deb: dpkg-source -b failed (log: $out/source.log)" >&2
+	exit 1
+fi
 echo "build-deb: dpkg-buildpackage -b -us -uc in $src (log: $out/build.log)"
 [ $update_symbols = 1 ] && export DPKG_GENSYMBOLS_CHECK_LEVEL=0
 if ! (cd "$src" && dpkg-buildpackage -b -us -uc) >"$out/build.log" 2>&1; then
@@ -62,7 +71,9 @@ if [ $update_symbols = 1 ]; then
 	lib=$(ls "$x"/p/usr/lib/*/libchoke.so.*.*.*)
 	(cd "$x" && dpkg-gensymbols -plibchoke0 -Pp -v"$version" -e"$lib" -O 2>/dev/null) |
 		sed -n '/^ .*@Base /p' >"$x/list"
-	{ echo "libchoke.so.0 libchoke0 #MINVER#"; echo "* Build-Depends-Package: libchoke-dev"
+	# (its licence lines first: tools/licences.py)
+	{ sed -n '1,2{/SPDX-/p}' debian/libchoke0.symbols
+	  echo "libchoke.so.0 libchoke0 #MINVER#"; echo "* Build-Depends-Package: libchoke-dev"
 	  cat "$x/list"; } >debian/libchoke0.symbols.tmp
 	mv debian/libchoke0.symbols.tmp debian/libchoke0.symbols
 	rm -rf "$x"
@@ -72,10 +83,12 @@ fi
 changes=$(ls "$out"/choke_"$version"_*.changes)
 ls "$out"/*.deb | sed 's|^|build-deb: built |'
 
-# lintian: errors and warnings fail (pedantic and info tags are shown)
-echo "build-deb: lintian $(basename "$changes") (log: $out/lintian.log)"
+# lintian, the binary packages and the source: errors and warnings fail
+# (info tags are shown; overrides carry their reasons)
+dsc=$out/choke_$version.dsc
+echo "build-deb: lintian $(basename "$changes") $(basename "$dsc") (log: $out/lintian.log)"
 set +e
-lintian --fail-on error,warning --display-info --tag-display-limit 0 "$changes" \
+lintian --fail-on error,warning --display-info --tag-display-limit 0 "$changes" "$dsc" \
 	>"$out/lintian.log" 2>&1
 rc=$?
 set -e

@@ -7,7 +7,7 @@
 #   tools/deps.sh --list TARGET... print the packages, one line, and exit
 #
 # TARGETs: demo build check fuzz bench bench-fwd kmod check-kernel ns3 deb
-# check-deb fresh ci (see `packages` below; ci = what .ci/run needs).
+# check-deb dist check-dist fresh ci (see `packages` below; ci = what .ci/run needs).
 #
 # With everything installed it only asks dpkg-query (a few milliseconds), so
 # the Makefile calls it before every build. When packages are missing: as
@@ -46,13 +46,18 @@ packages() {
 		echo "$(packages build) g++ pkg-config libns3-dev" ;;
 	deb)	# make deb: dpkg-buildpackage, the dkms helper, lintian
 		echo "$(packages build) debhelper dh-dkms dpkg-dev lintian dkms" ;;
-	check-deb) # tests/deb.sh: the packages in a fresh root, booted by systemd-nspawn
-		echo "$(packages deb) $(packages fresh) systemd-container python3" ;;
+	check-deb) # tests/deb.sh: the packages in a fresh root, booted by systemd-nspawn;
+		# the boot's Prometheus is the host's binary, bound in
+		echo "$(packages deb) $(packages fresh) systemd-container python3 prometheus" ;;
+	dist)	# make dist: the tarball from git
+		echo "git tar gzip coreutils" ;;
+	check-dist) # tests/dist.sh: make dist twice, then make demo and the unit tests in it
+		echo "$(packages dist) $(packages demo)" ;;
 	fresh)	# tests/fresh.sh: a minimal Debian 12 root
 		echo "mmdebstrap git ca-certificates util-linux" ;;
 	ci)	# .ci/run
 		echo "$(packages check) $(packages fuzz) $(packages check-kernel) $(packages fresh)" \
-			"$(packages ns3)" "$(packages check-deb)" ;;
+			"$(packages ns3)" "$(packages check-deb)" "$(packages check-dist)" ;;
 	*)
 		return 1 ;;
 	esac
@@ -61,7 +66,7 @@ packages() {
 usage() {
 	echo "usage: tools/deps.sh [--list] TARGET..." >&2
 	echo "  TARGET: demo build check fuzz bench bench-fwd kmod check-kernel ns3 deb check-deb" \
-		"fresh ci" >&2
+		"dist check-dist fresh ci" >&2
 	exit 2
 }
 

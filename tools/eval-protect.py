@@ -6,7 +6,8 @@ the other variants, RED and FIFO (docs/results.md, section 8).
 
 Usage: python3 tools/eval-protect.py [--choke build/gcc/choke] [--seeds 5]
                                      [--jobs 2] [--plot docs/img/protect-2c.png]
-                                     [--quick] [--part criteria|more]
+                                     [--quick] [--part criteria|more|latency|rtt|hosts]
+                                     [--words 'LABEL=WORDS;...']
 (`make eval-protect` runs it with the defaults and the plot; `make
 eval-protect-more` runs --part more.) Prints markdown to stdout. --part
 criteria (the default):
@@ -33,6 +34,26 @@ criteria (the default):
      a third of the link) beside 32 long TCP flows and 0, 1 or 4 floods: a
      flood's share against a long TCP flow's, the transfers' completion times,
      Jain's index over the long flows and the utilisation.
+--part latency, rtt and hosts (docs/results.md, section 13: the
+simulator's side of the kernel's tables, tests/kernel/eval-peers.sh) run
+FIFO, RED and plain CHOKe (limit 300, thresholds 25/50) beside each
+candidate of protect's words from tests/protect-words (or PROTECT_WORDS /
+--words 'LABEL=WORDS;...', which replace them), each with a ping: a light
+flow of one packet every 200 ms whose round trips through the queue are
+reported (light_rtt), median and 99th percentile; each cell the range over
+the seeds:
+  latency  8 TCP flows and K = 1, 4 floods of 2c in all at 4 Mbit/s
+           (section 12's workload): the floods' share over K/(8+K), Jain's
+           index over TCP, utilisation, the ping;
+  rtt      16 TCP flows with round-trip times spread evenly from 4 to 220 ms
+           (tcp_access_delay 1..109 ms, bottleneck delay 1 ms) and one flood
+           of 2c, at 10 and 100 Mbit/s: the flood's share over 1/17, Jain's
+           index over TCP, utilisation, the mean queueing delay, the ping;
+           and the same without the flood (Jain, utilisation);
+  hosts    4 hosts at 10 Mbit/s (tcp_hosts 16,1,1,1: one host of 16 TCP
+           flows, three of one): each host's share over a quarter, Jain's
+           index over the hosts, the ping (protect's `srchost` shares among
+           the hosts: the simulator hands the core each flow's host).
 The exit status is 0 whether or not the criteria are met (it is an
 evaluation, not a test); a failed simulation exits 1.
 """
@@ -84,6 +105,15 @@ def sim(job):
     j = json.loads(r.stdout)
     out = {"udp": j["share"]["udp"], "jain": j["jain_tcp"] or 0.0,
            "util": j["utilization"]}
+    if "hosts" in j:
+        out["hosts"] = j["hosts"]
+        out["jain_hosts"] = j["jain_hosts"]
+    if "groups" in j and "rtt_ms" in j["groups"]["light"]:
+        out["rtt"] = j["groups"]["light"]["rtt_ms"]
+        out["qdelay"] = j["queue"]["delay_ms"]["tcp"]
+        out["flows"] = [(f["group"], f["link_share"]) for f in j["flows"]]
+        out["groups"] = j["groups"]
+        return out
     if "groups" in j:
         # the runs of --part more: by group, the transfers, the series
         out["groups"] = j["groups"]
@@ -341,6 +371,147 @@ def more_report(res, seeds, ks_light, rates_light, ks_onoff, ks_web, plot):
         print("plot: %s" % plot)
 
 
+# --- section 13: beside the kernel's tables ------------------------------------
+
+PEERS = [("fifo", "fifo", "limit 300"), ("red", "red", "limit 300 min 25 max 50"),
+         ("choke", "choke", "limit 300 min 25 max 50")]
+
+
+def candidates(spec):
+    """protect's candidate words: tests/protect-words, or spec / PROTECT_WORDS
+    ('LABEL=WORDS;...'), read by tests/protect-words.sh."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run(["sh", os.path.join(here, "..", "tests", "protect-words.sh"), spec],
+                       capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(r.stderr.strip() or "protect-words failed")
+    rows = [line.split("|", 1) for line in r.stdout.splitlines() if line]
+    for lab, _ in rows:
+        if lab in [p[0] for p in PEERS]:
+            sys.exit("eval-protect: the candidate's label %s is a peer's" % lab)
+    return [(lab, "choke", w) for lab, w in rows]
+
+
+def rng(xs, fmt):
+    lo, hi = min(xs), max(xs)
+    return fmt % lo if fmt % lo == fmt % hi else (fmt + "-" + fmt) % (lo, hi)
+
+
+def ping_cell(runs):
+    """median / p99 of the pings answered, and the share lost when 0.5% or more"""
+    got = [j for j in runs if j["rtt"]["n"]]
+    loss = [j["groups"]["light"]["loss"] or 0 for j in runs]
+    if not got:
+        return "all lost"
+    cell = "%s / %s" % (rng([j["rtt"]["median"] for j in got], "%.1f"),
+                        rng([j["rtt"]["p99"] for j in got], "%.0f"))
+    if max(loss) >= 0.005:
+        cell += " (lost %s)" % rng([100 * x for x in loss], "%.1f%%")
+    return cell
+
+
+# a ping: one light flow, one packet of pkt_size (1000 bytes) every 200 ms
+PING = ["light_flows=1", "light_rate=40kbit", "light_kind=cbr", "light_rtt=1"]
+RTT_BASE = ["tcp_flows=16", "bottleneck_delay=1ms", "tcp_access_delay=1ms..109ms",
+            "tcp_access_rate=10c", "udp_access_rate=10c"]
+
+
+def k19_submit(run, part, discs, quick):
+    for dl, disc, words in discs:
+        q = ["qdisc=" + disc, "queue=" + words]
+        if part == "latency":
+            for k in (1, 4):
+                run.submit(("latency", dl, k), "scenarios/multi-udp",
+                           q + PING + ["bottleneck_rate=4mbit", "tcp_flows=8",
+                                       "udp_flows=%d" % k, "udp_rate=2c",
+                                       "tcp_access_rate=10c", "udp_access_rate=10c"])
+        elif part == "rtt":
+            for rate in ("10mbit",) if quick else ("10mbit", "100mbit"):
+                for k in (1, 0):
+                    run.submit(("rtt", dl, rate, k), "scenarios/multi-udp",
+                               q + PING + RTT_BASE + ["bottleneck_rate=" + rate,
+                                                      "udp_flows=%d" % k, "udp_rate=2c"])
+        else:
+            run.submit(("hosts", dl), "scenarios/multi-udp",
+                       q + PING + ["bottleneck_rate=10mbit", "tcp_flows=19",
+                                   "tcp_hosts=16,1,1,1", "udp_flows=0",
+                                   "tcp_access_rate=10c"])
+
+
+def k19_report(res, part, discs, seeds, quick):
+    names = {d[0]: d[0] for d in PEERS}
+    for dl, _, w in discs:
+        names.setdefault(dl, "`%s` (`%s`)" % (dl, w))
+    n = len(seeds)
+    if part == "latency":
+        print("### The simulator: 8 TCP flows and K floods at 4 Mbit/s, with a ping\n")
+        print("| discipline | 1 flood: share / fair (0.111) | Jain over TCP | utilisation "
+              "| ping p50 / p99 (ms) | 4 floods: share / fair (0.333) | Jain over TCP "
+              "| utilisation | ping p50 / p99 (ms) |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for dl, _, _ in discs:
+            cells = []
+            for k in (1, 4):
+                runs = res[("latency", dl, k)]
+                fair = 0.99 * k / (8 + k)  # the ping takes 1% of 4 Mbit/s
+                cells += [rng([j["groups"]["flood"]["link_share"] / fair for j in runs], "%.2f"),
+                          rng([j["jain"] for j in runs], "%.3f"),
+                          rng([j["util"] for j in runs], "%.3f"), ping_cell(runs)]
+            print("| %s | %s |" % (names[dl], " | ".join(cells)))
+        print("\n`scenarios/multi-udp` at 4 Mbit/s: 8 TCP NewReno flows (RTT about 4.5 ms), "
+              "K CBR floods of 8 Mbit/s in all, and a ping (one 1000-byte packet every "
+              "200 ms: light_flows=1, light_rate=40kbit, light_rtt=1); 100 s of which 80 "
+              "measured; seeds 1 to %d, each cell the range over them. Share: the floods' "
+              "bytes through the bottleneck over 0.99 K/(8+K) (the ping takes 1%% of the "
+              "link).\n" % n)
+    elif part == "rtt":
+        rates = ("10mbit",) if quick else ("10mbit", "100mbit")
+        head = "| discipline |"
+        for rate in rates:
+            head += (" %s: flood's share / fair (1/17) | Jain over TCP | utilisation | mean "
+                     "queueing delay (ms) | ping p50 / p99 (ms) | no flood: Jain, utilisation |"
+                     % rate.replace("mbit", " Mbit/s"))
+        print("### The simulator: 16 TCP flows with RTTs from 4 to 220 ms and a flood\n")
+        print(head)
+        print("|---|" + "---|---|---|---|---|---|" * len(rates))
+        for dl, _, _ in discs:
+            cells = []
+            for rate in rates:
+                runs = res[("rtt", dl, rate, 1)]
+                alone = res[("rtt", dl, rate, 0)]
+                fair = 0.996 / 17 if rate == "10mbit" else 0.9996 / 17
+                cells += [rng([j["groups"]["flood"]["link_share"] / fair for j in runs], "%.2f"),
+                          rng([j["jain"] for j in runs], "%.3f"),
+                          rng([j["util"] for j in runs], "%.3f"),
+                          rng([j["qdelay"] for j in runs], "%.1f"), ping_cell(runs),
+                          "%s, %s" % (rng([j["jain"] for j in alone], "%.3f"),
+                                      rng([j["util"] for j in alone], "%.3f"))]
+            print("| %s | %s |" % (names[dl], " | ".join(cells)))
+        print("\n`scenarios/multi-udp` with 16 TCP NewReno flows whose access delays are "
+              "spread evenly from 1 to 109 ms each way (round trips 4 to 220 ms with the "
+              "bottleneck's 1 ms), one CBR flood at twice the link, and a ping (one "
+              "1000-byte packet every 200 ms); 100 s of which 80 measured; seeds 1 to %d, "
+              "each cell the range over them. The flood's share: its bytes through the "
+              "bottleneck over its max-min share, 1/17 of what the ping leaves.\n" % n)
+    else:
+        print("### The simulator: 4 hosts, one of 16 TCP flows and three of one\n")
+        print("| discipline | host of 16 flows: share / a quarter | hosts of 1 flow: share "
+              "/ a quarter | Jain over the hosts | utilisation | ping p50 / p99 (ms) |")
+        print("|---|---|---|---|---|---|")
+        for dl, _, _ in discs:
+            runs = res[("hosts", dl)]
+            big = [j["hosts"][0]["tcp_over_even"] for j in runs]
+            small = [h["tcp_over_even"] for j in runs for h in j["hosts"][1:]]
+            print("| %s | %s | %s | %s | %s | %s |" % (
+                names[dl], rng(big, "%.2f"), rng(small, "%.2f"),
+                rng([j["jain_hosts"] for j in runs], "%.3f"),
+                rng([j["util"] for j in runs], "%.3f"), ping_cell(runs)))
+        print("\n`scenarios/multi-udp` at 10 Mbit/s: 19 TCP NewReno flows on 4 hosts "
+              "(tcp_hosts=16,1,1,1), no flood, and a ping; 100 s of which 80 measured; "
+              "seeds 1 to %d, each cell the range over them. A host's share: its flows' "
+              "bytes through the bottleneck over a quarter of all the TCP flows' bytes.\n" % n)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--choke", default="build/gcc/choke")
@@ -349,7 +520,11 @@ def main():
     ap.add_argument("--plot", default="")
     ap.add_argument("--quick", action="store_true",
                     help="K = 1, 4, 8 at 2c only, 2 seeds (a smoke run)")
-    ap.add_argument("--part", choices=("criteria", "more"), default="criteria")
+    ap.add_argument("--part", choices=("criteria", "more", "latency", "rtt", "hosts"),
+                    default="criteria")
+    ap.add_argument("--words", default=os.environ.get("PROTECT_WORDS", ""),
+                    help="--part latency, rtt, hosts: protect's candidates "
+                         "'LABEL=WORDS;...' (default: tests/protect-words)")
     ap.add_argument("--plot-onoff", default="",
                     help="--part more: the floods' share over time (PNG)")
     a = ap.parse_args()
@@ -357,6 +532,13 @@ def main():
     ks = (1, 4, 8) if a.quick else KS
     rates = ("2c",) if a.quick else RATES
     run = Runner(a.choke, seeds, a.jobs)
+    if a.part in ("latency", "rtt", "hosts"):
+        discs = PEERS + candidates(a.words)
+        k19_submit(run, a.part, discs, a.quick)
+        res = run.results()
+        run.pool.shutdown()
+        k19_report(res, a.part, discs, seeds, a.quick)
+        return
     if a.part == "more":
         args = (((1, 8) if a.quick else (1, 2, 4, 8)), (("2c",) if a.quick else ("2c", "5c")),
                 ((4,) if a.quick else (1, 4, 8)), ((0, 4) if a.quick else (0, 1, 4)))

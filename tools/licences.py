@@ -48,7 +48,7 @@ NO_COMMENT = [
     "fuzz/corpus/*", "fuzz/regress/*",
     "tests/sim/golden/*", "tests/bridge/golden/*",
     "debian/changelog", "debian/source/format", "debian/copyright",
-    "debian/choke-dkms.dkms",
+    "debian/choke-dkms.dkms", "VERSION", "NEWS",
 ]
 
 
@@ -77,9 +77,19 @@ def comment_style(path):
 
 
 def tracked():
-    out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True,
-                         capture_output=True).stdout.decode()
-    return sorted(p for p in out.split("\0") if p and not p.startswith("LICENSES/")
+    """git's files; outside a git checkout (an unpacked release tarball,
+    which holds exactly the committed files) every file but build/'s"""
+    try:
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True,
+                             capture_output=True).stdout.decode().split("\0")
+    except (OSError, subprocess.CalledProcessError):
+        out = []
+        for d, dirs, files in os.walk(ROOT):
+            rel = os.path.relpath(d, ROOT)
+            if rel == ".":
+                dirs[:] = [x for x in dirs if x not in ("build", ".git")]
+            out += [os.path.normpath(os.path.join(rel, f)) for f in files]
+    return sorted(p for p in out if p and not p.startswith("LICENSES/")
                   and not p.startswith(".reuse/"))
 
 

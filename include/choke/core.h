@@ -113,6 +113,16 @@ struct choke_config {
 	uint16_t protect;     /* `protect [N]`: entries of the fair-share table
 				 (a power of two, CHOKE_PROTECT_MIN..MAX);
 				 0 = off */
+	/* protect's additions (docs/variants.md), all 0 = as above */
+	uint8_t protect_by;   /* enum choke_protect_by: whom protect shares
+				 the link among (the host computes the
+				 identity: choke_enqueue_as) */
+	uint8_t sparse;       /* `sparse`: a packet of a flow with nothing
+				 queued goes first (CHOKE_KIND_CHOKE) */
+	uint32_t target_us;   /* `target TIME`: the queueing delay protect
+				 keeps the link at, microseconds (1 ..
+				 CHOKE_TARGET_MAX_US); 0: RED's average
+				 against min says when the link is congested */
 };
 
 /* CHOKe variants (CHOKE_KIND_CHOKE only). */
@@ -151,10 +161,36 @@ const char *choke_variant_name(int variant);
 #define CHOKE_PROTECT_WAYS 4     /* entries per bucket; two buckets a flow */
 #define CHOKE_PROTECT_BINS_LOG 10
 #define CHOKE_PROTECT_BINS (1u << CHOKE_PROTECT_BINS_LOG)
-#define CHOKE_PROTECT_WINDOW_LOG 10 /* departures per window: 1024 */
-#define CHOKE_PROTECT_HALFLIFE_LOG 10 /* rate counters halve per 1024 */
-#define CHOKE_PROTECT_ONE 256u   /* one arrival in a rate counter */
+#define CHOKE_PROTECT_WINDOW_LOG 20 /* bytes departed per window: 1 MiB */
+#define CHOKE_PROTECT_HALFLIFE_LOG 20 /* rate counters halve per window */
+#define CHOKE_PROTECT_STEP_LOG 16   /* bytes per step (64 KiB): the rate
+				       counters decay and the share is
+				       corrected once a step */
 #define CHOKE_PROTECT_SAMPLE 16u /* mean gap between sampled arrivals */
+#define CHOKE_TARGET_MAX_US 1000000u /* `target`: at most a second */
+
+/* Whom `protect` shares the link among (the words are cake's). */
+enum choke_protect_by {
+	CHOKE_PROTECT_BY_FLOW = 0,    /* `flows`: the host's flow (5-tuple) */
+	CHOKE_PROTECT_BY_SRCHOST = 1, /* `srchost`: the source address */
+	CHOKE_PROTECT_BY_DSTHOST = 2, /* `dsthost`: the destination address */
+	CHOKE_PROTECT_BY_HOSTS = 3,   /* `hosts`: the pair of addresses */
+};
+#define CHOKE_PROTECT_BY_N 4
+/* The word of a protect_by value ("flows", "srchost", "dsthost", "hosts";
+ * "?" for any other value), and the value of a word, or -1. */
+const char *choke_protect_by_name(int by);
+int choke_protect_by_from_word(const char *word);
+
+/*
+ * `sparse`: a light flow's packets skip the queue. An arrival of a flow
+ * with no packet queued (counted per bin of CHOKE_PROTECT_BINS hashed
+ * bins) goes to a lane of CHOKE_LANE_SLOTS slots served before the queue,
+ * one lane packet between two of the queue's while both hold packets; it
+ * meets protect and the limit but not CHOKe's draw or RED.
+ */
+#define CHOKE_LANE_SLOTS 32
+#define CHOKE_LANE_MAX_LEN 1600 /* longer packets never take the lane */
 
 /* Packet flags passed to choke_enqueue. */
 #define CHOKE_PKT_ECN_CAPABLE 0x01 /* ECT(0), ECT(1) or CE: may be marked */
@@ -226,6 +262,9 @@ struct choke_stats {
 	/* `protect` */
 	uint64_t protect_drop;    /* arrivals dropped above their fair share */
 	uint64_t protect_inserts; /* flows entered into the table */
+	uint64_t protect_mark;    /* ECT arrivals marked instead (ecn) */
+	/* `sparse` */
+	uint64_t lane_pkts;       /* arrivals admitted to the light lane */
 };
 
 /* One ring slot: pkt == NULL is a hole (or the empty slot at tail). */
@@ -248,18 +287,36 @@ struct choke_ops {
 
 /* `protect`'s state (private; the rule is in src/core/protect.h). */
 struct choke_protect {
-	uint64_t clock;       /* packets dequeued while protect was on */
-	uint32_t share;       /* the fair share: packets per window (Q8),
+	uint64_t clock;       /* bytes dequeued while protect was on */
+	uint32_t share;       /* the fair share: bytes per window (Q8),
 				 0xffffffff: no limit */
-	uint32_t boost;       /* multiplier of the share (Q8, >= 256) */
+	uint32_t boost;       /* multiplier of the share (Q8) */
 	uint32_t flows;       /* this window: bins with an arrival */
-	uint32_t drops;       /* this window: protect's drops */
+	uint32_t drops;       /* this step: protect's drops */
 	uint64_t fair;        /* the counter of a flow at the share */
 	uint32_t nbuckets;    /* table entries / CHOKE_PROTECT_WAYS */
 	uint32_t bshift;      /* 32 - log2(nbuckets) */
 	uint32_t sample_left; /* untracked arrivals until the next sample */
-	uint8_t idled;        /* this window: the link went idle */
-	uint8_t busy;         /* the last window did not idle */
+	uint8_t idled;        /* this step: the link went idle */
+	uint8_t busy;         /* the last step did not idle */
+	uint8_t dropped;      /* the last step had protect drops */
+	uint8_t congested;    /* `target`: the last delay seen was above it */
+	/* `target`: the queueing delay, measured on one packet at a time */
+	uint32_t probe;       /* the ring slot of the packet timed, or
+				 0xffffffff */
+	uint64_t probe_ns;    /* its arrival */
+	uint64_t step_ns;     /* when this step began (0: not known yet) */
+	uint64_t idle_ns;     /* this step's idle time so far */
+	uint64_t delay_ns;    /* this step's smallest delay, or ~0 */
+	uint64_t target_ns;
+	uint64_t wstart_ns;   /* `target`: this window's start, */
+	uint64_t wbytes;      /* bytes departed in it */
+	uint64_t widle_ns;    /* and its idle time */
+	uint64_t goal_ns;     /* the delay aimed at: target, or three of the
+				 largest packets' transmission times */
+	uint32_t wmaxlen;     /* the largest packet departed in the window */
+	uint32_t unresp;      /* `target`: an unresponsive flow's allowance,
+				 Q8 of the others' (128..256) */
 	uint64_t seen[CHOKE_PROTECT_BINS / 64]; /* this window's bins */
 	/* where a flow value's entry was last found, by its low byte (a
 	 * hint checked against the entry: never changes a decision) */
@@ -316,6 +373,11 @@ struct choke {
 	struct choke_stats stats;
 	uint8_t stab[CHOKE_STAB_SIZE];
 	struct choke_protect pr; /* `protect` only */
+	/* `sparse`: the lane, and the packets queued per bin */
+	struct choke_slot lane[CHOKE_LANE_SLOTS];
+	uint8_t lane_head, lane_len, lane_turn, sparse;
+	uint8_t protect_by;
+	uint16_t occ[CHOKE_PROTECT_BINS];
 };
 
 /* ---- configuration (slow path) ---- */
@@ -349,8 +411,10 @@ struct choke {
 	X(CHOKE_CFG_PROTECT_KIND, "protect applies to choke only")                     \
 	X(CHOKE_CFG_PROTECT_SIZE, "the protect table must have 8 to 256 entries, "     \
 				  "a power of two")                                    \
-	X(CHOKE_CFG_PROTECT_BYTES, "protect counts packets: it does not combine "      \
-				   "with bytes (byte mode)")                           \
+	X(CHOKE_CFG_PROTECT_BY, "protect shares among flows, srchost, dsthost or "     \
+				"hosts, with protect")                                 \
+	X(CHOKE_CFG_TARGET, "target must be 1 us to 1 s, with protect")                \
+	X(CHOKE_CFG_SPARSE, "sparse applies to choke only")                            \
 	X(CHOKE_CFG_MIN_WLOG, "min threshold too large for Wlog (qth_min << Wlog "     \
 			      "overflows 32 bits)")                                    \
 	X(CHOKE_CFG_MAX_WLOG, "max threshold too large for Wlog (qth_max << Wlog "     \
@@ -431,6 +495,17 @@ void choke_seed(struct choke *q, uint64_t seed);
 CHOKE_MUST_CHECK enum choke_outcome
 choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow, unsigned pkt_flags,
 	      uint64_t now_ns, struct choke_verdict *v);
+
+/*
+ * The same with the identity protect shares the link among (the flow
+ * value of the source host, the destination host or the pair, as
+ * choke_protect_by(q) says; equal to flow for CHOKE_PROTECT_BY_FLOW, which
+ * is what choke_enqueue passes). CHOKe's draw and `sparse` still compare
+ * flow.
+ */
+CHOKE_MUST_CHECK enum choke_outcome
+choke_enqueue_as(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id,
+		 unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v);
 
 /* Take the head packet, or NULL if empty (which starts an idle period).
  * *len (if len != NULL) gets its length. */
@@ -520,12 +595,18 @@ static inline uint64_t choke_wscale(const struct choke *q)
  */
 static inline bool choke_enqueue_needs_time(const struct choke *q)
 {
-	return q->idle;
+	return q->idle || q->pr.target_ns;
 }
 static inline bool choke_dequeue_needs_time(const struct choke *q)
 {
-	return q->head == q->tail && !q->idle;
+	return (q->head == q->tail && !q->idle) || q->pr.target_ns;
 }
+/* Whom protect shares among (enum choke_protect_by): the identity a host
+ * passes to choke_enqueue_as. */
+static inline int choke_protect_by(const struct choke *q) { return q->protect_by; }
+/* Packets in the light lane (`sparse`); they are counted in choke_qlen()
+ * but are not in the ring that choke_slot_at() walks. */
+static inline uint32_t choke_lane_len(const struct choke *q) { return q->lane_len; }
 /* Slots between head and tail, holes included. */
 static inline uint32_t choke_span(const struct choke *q)
 {

@@ -26,12 +26,21 @@
 extern "C" {
 #endif
 
-/* Link types (pcap's LINKTYPE_* numbers). */
+/* Link types (pcap's LINKTYPE_* numbers; docs/flows.md). */
+#define CHOKE_LINK_NULL 0        /* BSD loopback: a 4-byte family, writer's order */
 #define CHOKE_LINK_ETHERNET 1
+#define CHOKE_LINK_PPP 9         /* PPP, with or without ff 03 */
+#define CHOKE_LINK_PPP_HDLC 50   /* PPP in HDLC-like framing, or Cisco HDLC */
 #define CHOKE_LINK_RAW 101       /* raw IPv4 or IPv6, no link header */
+#define CHOKE_LINK_C_HDLC 104    /* Cisco HDLC */
+#define CHOKE_LINK_IEEE802_11 105
+#define CHOKE_LINK_LOOP 108      /* OpenBSD loopback: the family in network order */
 #define CHOKE_LINK_LINUX_SLL 113 /* Linux "cooked" capture v1 */
+#define CHOKE_LINK_IEEE802_11_RADIO 127 /* radiotap, then 802.11 */
 #define CHOKE_LINK_IPV4 228
 #define CHOKE_LINK_IPV6 229
+#define CHOKE_LINK_NFLOG 239     /* Linux NFLOG: TLVs, the packet in NFULA_PAYLOAD */
+#define CHOKE_LINK_PKTAP 258     /* macOS PKTAP: a header, then the frame of its DLT */
 #define CHOKE_LINK_LINUX_SLL2 276
 
 /* What kind of key a frame produced. */
@@ -90,6 +99,13 @@ uint32_t choke_flow_key_hash(const struct choke_flow_key *key, uint64_t seed);
 
 /* Exact equality of two keys. */
 bool choke_flow_key_equal(const struct choke_flow_key *a, const struct choke_flow_key *b);
+
+/* The identity `protect` shares the link among (enum choke_protect_by, in
+ * choke/core.h): the key's hash for CHOKE_PROTECT_BY_FLOW, else the hash
+ * of the key with only the source address, the destination address or
+ * both kept (and its kind and ethertype, so an IPv4 host is not an IPv6
+ * one). The value to pass to choke_enqueue_as(). */
+uint32_t choke_flow_identity(const struct choke_flow_key *key, int by, uint64_t seed);
 
 /* ECN codepoints */
 #define CHOKE_ECN_NOT_ECT 0

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,7 +85,8 @@ static void usage(void)
 		"                     [min PACKETS] [max PACKETS] [burst PACKETS] [avpkt BYTES]\n"
 		"                     [probability PROBABILITY]\n"
 		"                     [draws N | adaptive | geometric [CAP]]\n"
-		"                     [protect [N]]\n"
+		"                     [protect [N] [flows | srchost | dsthost | hosts]\n"
+		"                      [target TIME]] [sparse]\n"
 		"The words of `choke params` (docs/params.md, docs/variants.md); the qdisc\n"
 		"is sch_libchoke's second id (docs/kernel.md).\n");
 }
@@ -151,6 +153,9 @@ static int chokeplus_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	var.variant = p.cfg.variant;
 	var.draws = p.cfg.draws;
 	var.protect = p.cfg.protect;
+	var.protect_by = p.cfg.protect_by;
+	var.sparse = p.cfg.sparse;
+	var.target_us = p.cfg.target_us;
 	tail = addattr_nest(n, TC_MAXLEN, TCA_OPTIONS);
 	if (!tail || addattr_l(n, TC_MAXLEN, TCA_CHOKEPLUS_PARMS, &opt, sizeof(opt)) ||
 	    addattr_l(n, TC_MAXLEN, TCA_CHOKEPLUS_STAB, p.cfg.stab, CHOKE_STAB_SIZE) ||
@@ -208,8 +213,12 @@ static int chokeplus_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *op
 	if (tb[TCA_CHOKEPLUS_MAX_P] && RTA_PAYLOAD(tb[TCA_CHOKEPLUS_MAX_P]) >= sizeof(max_P))
 		memcpy(&max_P, RTA_DATA(tb[TCA_CHOKEPLUS_MAX_P]), sizeof(max_P));
 	memset(&var, 0, sizeof(var));
-	if (tb[TCA_CHOKEPLUS_VARIANT] && RTA_PAYLOAD(tb[TCA_CHOKEPLUS_VARIANT]) >= sizeof(var))
-		memcpy(&var, RTA_DATA(tb[TCA_CHOKEPLUS_VARIANT]), sizeof(var));
+	/* the 12 bytes of today's module, or the first 4 of 0.1.0's */
+	if (tb[TCA_CHOKEPLUS_VARIANT] &&
+	    RTA_PAYLOAD(tb[TCA_CHOKEPLUS_VARIANT]) >= TC_CHOKEPLUS_VARIANT_V1_LEN)
+		memcpy(&var, RTA_DATA(tb[TCA_CHOKEPLUS_VARIANT]),
+		       RTA_PAYLOAD(tb[TCA_CHOKEPLUS_VARIANT]) < sizeof(var) ?
+			       RTA_PAYLOAD(tb[TCA_CHOKEPLUS_VARIANT]) : sizeof(var));
 	/* the words of `choke params`, in its order */
 	puint("limit", "limit %up ", q->limit);
 	puint("min", "min %up ", q->qth_min);
@@ -222,6 +231,13 @@ static int chokeplus_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *op
 		puint("geometric", "geometric %u ", var.draws);
 	if (var.protect)
 		puint("protect", "protect %u ", var.protect);
+	if (var.protect_by)
+		print_color_string(TC_PRINT_ANY, TC_COLOR_NONE, "protect_by", "%s ",
+				   choke_protect_by_name(var.protect_by));
+	if (var.target_us)
+		puint("target_us", "target %uus ", var.target_us);
+	if (var.sparse)
+		pword("sparse", "sparse ");
 	if (q->flags & TC_RED_ECN)
 		pword("ecn", "ecn ");
 	if (q->flags & TC_RED_HARDDROP)
@@ -257,8 +273,13 @@ static int chokeplus_print_xstats(struct qdisc_util *qu, FILE *f, struct rtattr 
 	puint("pdrop", " pdrop %u", st.pdrop);
 	puint("other", " other %u", st.other);
 	puint("matched", " matched %u", st.matched);
-	if (RTA_PAYLOAD(xstats) >= sizeof(st))
+	if (RTA_PAYLOAD(xstats) >= offsetof(struct tc_chokeplus_xstats, protect) +
+				    sizeof(st.protect))
 		puint("protect", " protect %u", st.protect);
+	if (RTA_PAYLOAD(xstats) >= sizeof(st)) {
+		puint("protect_marked", " protect_marked %u", st.protect_marked);
+		puint("lane", " lane %u", st.lane);
+	}
 	return 0;
 }
 

@@ -414,6 +414,7 @@ main(int argc, char* argv[])
           << ",\"pdrop\":" << c.pdrop - w.pdrop << ",\"prob_mark\":" << c.prob_mark - w.prob_mark
           << ",\"forced_mark\":" << c.forced_mark - w.forced_mark << "}";
     }
+    o << ",\"choke_version\":" << JsonString(CHOKE_VERSION); // the file VERSION
     o << ",\"bottleneck_pkts\":" << g.btlPkts << ",\"events\":" << Simulator::GetEventCount()
       << ",\"wall_s\":" << wall << ",\"cpu_s\":" << cpu << "}";
     std::cout << o.str() << std::endl;

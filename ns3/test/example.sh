@@ -30,6 +30,7 @@ def check(cond, what):
     print("%s: %s" % ("ok" if cond else "FAIL", what))
     ok = ok and cond
 c, f, q, r = load("choke.json"), load("fifo.json"), load("fq.json"), load("red.json")
+check(c["choke_version"] == open("VERSION").read().strip(), "version %s, the file VERSION's" % c["choke_version"])
 check(0.15 <= c["udp_share"] <= 0.35, "choke at 2 Mbit/s: UDP share %.3f in 0.15..0.35" % c["udp_share"])
 check(f["udp_share"] >= 0.9, "fifo at 2 Mbit/s: UDP share %.3f >= 0.9" % f["udp_share"])
 for j in (c, f, q, r):

@@ -23,6 +23,7 @@ static int sock_err(char *err, size_t len, const char *what, const char *ifname)
 			 "run as root)", what, ifname, strerror(e));
 	else
 		snprintf(err, len, "%s on %s: %s", what, ifname, strerror(e));
+	errno = e; /* for the caller to tell a vanished interface (ENODEV) */
 	return -1;
 }
 
@@ -64,10 +65,20 @@ static int bind_if(int fd, int ifindex, int proto, const char *ifname, char *err
 	return 0;
 }
 
+static int promisc(int fd, int ifindex, int add)
+{
+	struct packet_mreq mr;
+
+	memset(&mr, 0, sizeof(mr));
+	mr.mr_ifindex = ifindex;
+	mr.mr_type = PACKET_MR_PROMISC;
+	return setsockopt(fd, SOL_PACKET, add ? PACKET_ADD_MEMBERSHIP : PACKET_DROP_MEMBERSHIP,
+			  &mr, sizeof(mr));
+}
+
 int afp_rx_open(struct afp_rx *rx, const char *ifname, int version,
 		uint32_t ring_bytes, uint32_t frame_size, char *err, size_t errlen)
 {
-	struct packet_mreq mr;
 	int r;
 
 	memset(rx, 0, sizeof(*rx));
@@ -115,10 +126,7 @@ int afp_rx_open(struct afp_rx *rx, const char *ifname, int version,
 		sock_err(err, errlen, "mmap of the receive ring", ifname);
 		goto fail;
 	}
-	memset(&mr, 0, sizeof(mr));
-	mr.mr_ifindex = rx->ifindex;
-	mr.mr_type = PACKET_MR_PROMISC;
-	if (setsockopt(rx->fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr))) {
+	if (promisc(rx->fd, rx->ifindex, 1)) {
 		sock_err(err, errlen, "promiscuous mode", ifname);
 		goto fail;
 	}
@@ -173,6 +181,41 @@ fail:
 	return -1;
 }
 
+int afp_rx_rebind(struct afp_rx *rx, const char *ifname, int ifindex, char *err,
+		  size_t errlen)
+{
+	/* the kernel dropped the membership of a deleted interface; one that
+	 * was renamed and is still there is no longer ours */
+	promisc(rx->fd, rx->ifindex, 0);
+	rx->ifindex = ifindex;
+	if (bind_if(rx->fd, ifindex, ETH_P_ALL, ifname, err, errlen))
+		return -1;
+	if (promisc(rx->fd, ifindex, 1))
+		return sock_err(err, errlen, "promiscuous mode", ifname);
+	afp_sock_error(rx->fd); /* bound to an interface still down: not an error */
+	return 0;
+}
+
+int afp_tx_rebind(struct afp_tx *tx, const char *ifname, int ifindex, char *err,
+		  size_t errlen)
+{
+	tx->ifindex = ifindex;
+	if (bind_if(tx->fd, ifindex, 0, ifname, err, errlen))
+		return -1;
+	afp_sock_error(tx->fd);
+	return 0;
+}
+
+int afp_sock_error(int fd)
+{
+	int e = 0;
+	socklen_t len = sizeof(e);
+
+	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len))
+		return 0;
+	return e;
+}
+
 void afp_rx_close(struct afp_rx *rx)
 {
 	if (rx->map)
@@ -219,7 +262,8 @@ uint32_t afp_rx_batch(struct afp_rx *rx, struct afp_frame *out, uint32_t max)
 		for (i = 0; i < nf && n < max; i++) {
 			out[n].data = (uint8_t *)h + h->tp_mac;
 			out[n].len = h->tp_snaplen;
-			out[n].status = h->tp_status;
+			out[n].status = h->tp_status |
+					(h->tp_len > h->tp_snaplen ? AFP_TRUNCATED : 0);
 			n++;
 			h = (struct tpacket3_hdr *)((uint8_t *)h + h->tp_next_offset);
 		}
@@ -235,7 +279,7 @@ uint32_t afp_rx_batch(struct afp_rx *rx, struct afp_frame *out, uint32_t max)
 			break;
 		out[n].data = (uint8_t *)h + h->tp_mac;
 		out[n].len = h->tp_snaplen;
-		out[n].status = st;
+		out[n].status = st | (h->tp_len > h->tp_snaplen ? AFP_TRUNCATED : 0);
 		n++;
 	}
 	rx->batch_frames = n;

@@ -29,8 +29,13 @@ struct afp_rx {
 struct afp_frame {
 	uint8_t *data;
 	uint32_t len;
-	uint32_t status; /* TP_STATUS_* (e.g. TP_STATUS_CSUMNOTREADY) */
+	uint32_t status; /* TP_STATUS_* (e.g. TP_STATUS_CSUMNOTREADY), AFP_TRUNCATED */
 };
+
+/* In afp_frame.status: the frame was longer than a ring slot holds (an
+ * interface whose MTU grew since the ring was made); data holds its start
+ * only. Beyond the kernel's TP_STATUS_* bits. */
+#define AFP_TRUNCATED (1u << 31)
 
 struct afp_tx {
 	int fd;
@@ -53,6 +58,21 @@ int afp_tx_open(struct afp_tx *tx, const char *ifname, uint32_t frame_size,
 		uint32_t nframes, char *err, size_t errlen);
 void afp_rx_close(struct afp_rx *rx);
 void afp_tx_close(struct afp_tx *tx);
+
+/* Point a ring's socket at the interface that now has ifindex (its name's
+ * interface was deleted and created again): bind to it, and for the
+ * receive ring set it promiscuous (and the old one not, if it is still
+ * there). The rings and the frames in them stay; no capability is needed.
+ * 0, or -1 with a message. */
+int afp_rx_rebind(struct afp_rx *rx, const char *ifname, int ifindex, char *err,
+		  size_t errlen);
+int afp_tx_rebind(struct afp_tx *tx, const char *ifname, int ifindex, char *err,
+		  size_t errlen);
+
+/* The socket's pending error, cleared (the kernel sets ENETDOWN when the
+ * interface goes down or away, and poll() reports POLLERR until it is
+ * read); 0 if none. */
+int afp_sock_error(int fd);
 
 /* The next batch of received frames (V3: one filled block; V2: up to max
  * ready frames), 0 if none. The frames stay valid, and writable, until

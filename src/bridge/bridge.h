@@ -28,7 +28,7 @@
 /* The options, in the order of the usage text. */
 enum bridge_opt {
 	BO_IN, BO_OUT, BO_RATE, BO_DUPLEX, BO_BURST, BO_SOCKET, BO_CONFIG,
-	BO_ALLOW_MTU_MISMATCH, BO_RX_RING, BO_BACKEND, BO_BUSY_POLL, BO_SEED, BO_NOPTS
+	BO_ALLOW_MTU_MISMATCH, BO_RX_RING, BO_BACKEND, BO_BUSY_POLL, BO_SEED, BO_WAIT, BO_NOPTS
 };
 
 /* The options, declared once (src/util/opt.h: name, value, help, range)
@@ -49,6 +49,7 @@ struct bridge_opts {
 	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* "": default */
 	char config_file[4096]; /* options and words; re-read on SIGHUP */
 	uint64_t seed;
+	unsigned wait_s;        /* at start, wait this long for a missing interface */
 	unsigned given;         /* bit per enum bridge_opt: set on the command line */
 	int line[BO_NOPTS];     /* where each came from in the file (0: not) */
 	/* the discipline: [choke|red|fifo] WORDS... as given (none: the

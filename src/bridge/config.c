@@ -13,6 +13,7 @@
 #define BURST_MAX (1ull << 30)          /* bytes */
 #define CONFIG_MAX_BYTES (64 << 10)
 #define CONFIG_MAX_LINE 1024
+#define WAIT_MAX_S 3600                 /* --wait, seconds */
 
 _Static_assert(IF_NAMESIZE == 16, "the interface names' form below");
 _Static_assert(sizeof(((struct bridge_opts *)0)->socket_path) == 108,
@@ -53,6 +54,9 @@ const struct cli_opt bridge_options[BO_NOPTS + 1] = {
 			   .umin = 1, .umax = 10000 },
 	[BO_SEED] = { BO_SEED + 1, "seed", CLI_U64, "N", "the random seed (default 1)",
 		      .umax = UINT64_MAX },
+	[BO_WAIT] = { BO_WAIT + 1, "wait", CLI_U64, "SECONDS", "at start, wait up to SECONDS "
+		      "for an interface that does not exist yet (default 0)",
+		      .flags = CLI_NO_FILE, .umax = WAIT_MAX_S },
 	[BO_NOPTS] = { .id = 0 },
 };
 
@@ -120,6 +124,9 @@ int bridge_opt_set(struct bridge_opts *o, const char *name, const char *value,
 		break;
 	case BO_SEED:
 		o->seed = v.u;
+		break;
+	case BO_WAIT:
+		o->wait_s = (unsigned)v.u;
 		break;
 	case BO_SOCKET:
 		if (strlen(value) >= sizeof(o->socket_path))

@@ -187,6 +187,7 @@ static void sun_for(struct sockaddr_un *sa, const char *path)
 int ctl_listen(const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un sa;
+	struct stat st;
 	int fd, probe;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
@@ -213,8 +214,12 @@ int ctl_listen(const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	unlink(path); /* stale: nobody listens on it */
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, 0600) ||
-	    listen(fd, 8)) {
+	/* the socket's mode: read and write for the owner and its group, as
+	 * far as the umask allows (bind made it 0777 less the umask): 0600
+	 * with a umask of 077, 0660 for the group choke under the unit
+	 * (UMask=0007; docs/operations.md) */
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || stat(path, &st) ||
+	    chmod(path, st.st_mode & 0660) || listen(fd, 8)) {
 		snprintf(err, errlen, "control socket %s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
@@ -336,8 +341,8 @@ int ctl_call_timeout(const char *path, const struct ctl_request *r, int timeout_
 		e = errno;
 		close(fd);
 		if (e == EACCES || e == EPERM) {
-			snprintf(err, errlen, "permission denied: %s (the bridge's socket is "
-				 "root's, mode 0600: run as root)", path);
+			snprintf(err, errlen, "permission denied: %s (a bridge's socket is for "
+				 "root and its group: run as root or in that group)", path);
 			return CTL_EACCES;
 		}
 		if (e == ENOENT || e == ECONNREFUSED || e == ENOTDIR) {

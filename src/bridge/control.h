@@ -6,7 +6,7 @@
  * metrics exporter), declared once for both sides.
  *
  * Transport: an AF_UNIX SOCK_SEQPACKET socket (default
- * /run/choke/bridge-IF_A.sock, mode 0600). A client connects, sends one
+ * /run/choke/bridge-IF_A.sock, mode 0660 less the umask). A client connects, sends one
  * request message, reads one reply message; the bridge then closes the
  * connection.
  *
@@ -80,7 +80,8 @@ int ctl_parse_reply(const char *msg, int *ok, const char **body);
 
 /* ---- the bridge's side ---- */
 
-/* Create, bind and listen on the socket at path (mode 0600). A socket file
+/* Create, bind and listen on the socket at path (mode 0660 less the
+ * umask: 0600 with 077, 0640 with 022, 0660 under the unit). A socket file
  * a live bridge answers on is left alone and refused; a stale one (nobody
  * listening) is replaced. Returns the listening fd, or -1 with a message. */
 int ctl_listen(const char *path, char *err, size_t errlen);

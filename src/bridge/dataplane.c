@@ -6,6 +6,7 @@
 #include "dataplane.h"
 #include "dp_pool.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 static uint32_t tx_room(struct dp_dir *d)
 {
 	if (d->backend == DP_XDP)
-		return xdpb_tx_room(d->x, d->xout);
+		return xdpb_tx_room(d->x, xdpb_tx_port(d->xout));
 	return afp_tx_free_slots(&d->tx);
 }
 
@@ -24,36 +25,59 @@ static uint32_t tx_room(struct dp_dir *d)
 static int tx_put(struct dp_dir *d, struct dp_pkt *p)
 {
 	if (d->backend == DP_XDP)
-		return xdpb_tx_put(d->xout, p->addr, p->len);
+		return xdpb_tx_put(xdpb_tx_port(d->xout), p->addr, p->len);
 	return afp_tx_put(&d->tx, p->data, p->len);
+}
+
+/* a send's error: the output went away (unbound, no device) or down */
+static void tx_error(struct dp_dir *d, int r)
+{
+	if (r == -ENXIO || r == -ENODEV || r == -ENETDOWN)
+		d->link_err = 1;
 }
 
 static void tx_flush(struct dp_dir *d)
 {
 	if (d->backend == DP_XDP)
-		xdpb_tx_flush(d->xout);
+		tx_error(d, xdpb_tx_flush(xdpb_tx_port(d->xout)));
 	else
-		afp_tx_flush(&d->tx);
+		tx_error(d, afp_tx_flush(&d->tx));
 }
 
 static void tx_kick(struct dp_dir *d)
 {
 	if (d->backend == DP_XDP)
-		xdpb_tx_kick(d->xout);
+		tx_error(d, xdpb_tx_kick(xdpb_tx_port(d->xout)));
 	else
-		afp_tx_kick(&d->tx);
+		tx_error(d, afp_tx_kick(&d->tx));
 }
 
-int dp_rx_fd(const struct dp_dir *d)
+int dp_rx_fds(const struct dp_dir *d, int *fds, int max)
 {
-	return d->backend == DP_XDP ? d->xin->fd : d->rx.fd;
+	uint32_t q;
+	int n = 0;
+
+	if (d->backend != DP_XDP) {
+		if (max > 0 && d->rx.fd >= 0)
+			fds[n++] = d->rx.fd;
+		return n;
+	}
+	for (q = 0; q < d->xin->nq && n < max; q++)
+		if (d->xin->q[q].xsk)
+			fds[n++] = d->xin->q[q].fd;
+	return n;
 }
 
 uint64_t dp_kernel_drops(struct dp_dir *d)
 {
-	if (d->backend == DP_XDP)
-		return d->xin ? xdpb_kernel_drops(d->xin) : 0;
-	return d->rx.fd >= 0 ? afp_rx_kernel_drops(&d->rx) : 0;
+	uint64_t n = 0;
+	uint32_t q;
+
+	if (d->backend != DP_XDP)
+		return d->rx.fd >= 0 ? afp_rx_kernel_drops(&d->rx) : 0;
+	for (q = 0; d->xin && q < d->xin->nq; q++)
+		n += xdpb_kernel_drops(&d->xin->q[q]);
+	return n;
 }
 
 /* ---- token bucket ---- */
@@ -216,7 +240,7 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 
 	d->st.rx_frames++;
 	d->st.rx_bytes += len;
-	if (len > d->max_frame || (!xdp && len > d->tx.max_len)) {
+	if (len > d->out_max || (status & AFP_TRUNCATED) || (!xdp && len > d->tx.max_len)) {
 		d->st.drop_oversize++;
 		if (xdp)
 			xdpb_free(d->x, addr);
@@ -238,7 +262,8 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 								  xkey.proto);
 	}
 	if (!d->shaped) {
-		if (xdp ? xdpb_tx_put(d->xout, addr, len) : afp_tx_put(&d->tx, frame, len)) {
+		if (xdp ? xdpb_tx_put(xdpb_tx_port(d->xout), addr, len)
+			: afp_tx_put(&d->tx, frame, len)) {
 			d->st.drop_ring_full++;
 			if (xdp)
 				xdpb_free(d->x, addr);
@@ -272,8 +297,11 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 		choke_flow_key_from_frame(frame, len, CHOKE_LINK_ETHERNET, &p->key, &p->info);
 	}
 	flow = choke_flow_key_hash(&p->key, d->flow_seed);
-	r = choke_enqueue(&d->q, p, len, flow,
-			  choke_pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, now, &v);
+	r = choke_enqueue_as(&d->q, p, len, flow,
+			     choke_protect_by(&d->q) ?
+				     choke_flow_identity(&p->key, choke_protect_by(&d->q),
+							 d->flow_seed) : flow,
+			     choke_pkt_ecn_capable(&p->info) ? CHOKE_PKT_ECN_CAPABLE : 0, now, &v);
 	for (i = 0; i < v.nvictims; i++)
 		dp_pkt_put(d, (struct dp_pkt *)v.victim[i]);
 	slot = choke_hh_add_verdict(&d->hh, flow, r, &v, NULL);
@@ -298,29 +326,41 @@ static void dp_frame(struct dp_dir *d, uint8_t *frame, uint32_t len, uint32_t st
 }
 
 /* AF_XDP: frames are offered where they lie in the UMEM; nothing is
- * copied, a frame is handed back to the fill rings once sent or dropped. */
+ * copied, a frame is handed back to the fill rings once sent or dropped.
+ * Every receive queue of the input in turn, each with its own socket. */
 static void dp_receive_xdp(struct dp_dir *d, uint64_t now)
 {
-	struct xdpb_port *in = d->xin;
-	uint32_t n, i, idx, batches = 0;
+	struct xdpb_port *out = xdpb_tx_port(d->xout);
+	uint32_t n, i, q, idx, batches;
 
-	xdpb_complete(d->x, d->xout);
-	xdpb_refill(d->x, in);
-	xdpb_rx_poll(d->x, in);
-	while (batches < 64 && (n = xsk_ring_cons__peek(&in->rx, DP_XDP_BATCH, &idx)) > 0) {
-		for (i = 0; i < n; i++) {
-			const struct xdp_desc *dsc = xsk_ring_cons__rx_desc(&in->rx, idx + i);
+	for (q = 0; q < d->xin->nq; q++) {
+		struct xdpb_port *in = &d->xin->q[q];
 
-			dp_frame(d, xdpb_data(d->x, dsc->addr), dsc->len, 0, dsc->addr, now);
-		}
-		xsk_ring_cons__release(&in->rx, n);
-		if (d->shaped)
-			dp_transmit(d, now);
-		else
-			xdpb_tx_flush(d->xout);
-		xdpb_complete(d->x, d->xout);
+		if (!in->xsk)
+			continue;
+		xdpb_complete(d->x, out);
 		xdpb_refill(d->x, in);
-		batches++;
+		xdpb_rx_poll(d->x, in);
+		batches = 0;
+		while (batches < 64 &&
+		       (n = xsk_ring_cons__peek(&in->rx, DP_XDP_BATCH, &idx)) > 0) {
+			for (i = 0; i < n; i++) {
+				const struct xdp_desc *dsc = xsk_ring_cons__rx_desc(&in->rx,
+										   idx + i);
+
+				dp_frame(d, xdpb_data(d->x, dsc->addr), dsc->len, 0, dsc->addr,
+					 now);
+			}
+			xsk_ring_cons__release(&in->rx, n);
+			d->xin->rx_frames[q] += n;
+			if (d->shaped)
+				dp_transmit(d, now);
+			else
+				tx_flush(d);
+			xdpb_complete(d->x, out);
+			xdpb_refill(d->x, in);
+			batches++;
+		}
 	}
 }
 
@@ -356,7 +396,7 @@ void dp_receive(struct dp_dir *d, uint64_t now)
 			}
 			d->ninring = 0;
 		} else {
-			afp_tx_flush(&d->tx);
+			tx_flush(d);
 		}
 		afp_rx_done(&d->rx);
 		batches++;

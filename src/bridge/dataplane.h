@@ -79,12 +79,15 @@ struct dp_dir {
 	enum dp_backend backend;
 	struct afp_rx rx;
 	struct afp_tx tx;
-	struct xdpb *x;          /* AF_XDP: the UMEM and both sockets */
-	struct xdpb_port *xin, *xout;
+	struct xdpb *x;          /* AF_XDP: the UMEM and the sockets */
+	struct xdpb_link *xin, *xout; /* AF_XDP: the interfaces' sockets */
 	struct dp_pkt *umeta;    /* AF_XDP, shaped: one per UMEM frame */
 	uint32_t umem_limit;     /* AF_XDP: the largest limit the UMEM holds */
 	int shaped, out_up;
 	uint32_t max_frame;
+	uint32_t out_max;        /* the largest frame the output takes now */
+	int link_err;            /* a send found the output gone (ENXIO, ENODEV,
+				  * ENETDOWN): the lifecycle looks at it */
 	/* the queue */
 	struct choke q;
 	void *ring;
@@ -116,14 +119,15 @@ struct dp_dir {
 int dp_open(struct dp_dir *d, const struct dp_config *cfg, int rx_version,
 	    uint64_t now, char *err, size_t errlen);
 
-/* The same on AF_XDP sockets: receive on x->port[in], send on
- * x->port[1 - in]; umem_limit is the largest queue limit the UMEM was sized
+/* The same on AF_XDP sockets: receive on x->link[in], send on
+ * x->link[1 - in]; umem_limit is the largest queue limit the UMEM was sized
  * for (dp_reconfigure refuses more). 0, or -1 with a message. */
 int dp_open_xdp(struct dp_dir *d, const struct dp_config *cfg, struct xdpb *x, int in,
 		uint32_t umem_limit, uint64_t now, char *err, size_t errlen);
 
-/* The descriptor to wait on for arrivals. */
-int dp_rx_fd(const struct dp_dir *d);
+/* The descriptors to wait on for arrivals (one per receive queue with
+ * AF_XDP), at most max of them into fds; how many. */
+int dp_rx_fds(const struct dp_dir *d, int *fds, int max);
 
 /* Frames the kernel dropped before the receive ring since the last call. */
 uint64_t dp_kernel_drops(struct dp_dir *d);
@@ -157,6 +161,10 @@ static inline void dp_set_link(struct dp_dir *d, int up)
 {
 	d->out_up = up;
 }
+
+/* AF_XDP: mark in held[] (one byte per UMEM frame) the frames the queue
+ * holds, which must stay when the sockets are opened again. */
+void dp_xdp_held(const struct dp_dir *d, uint8_t *held);
 
 /* Change the discipline in place (the core's change: the queue keeps its
  * frames in order; frames beyond a smaller limit are dropped and counted).

@@ -30,6 +30,10 @@ int dp_pool_grow(struct dp_dir *d, uint32_t n)
 			d->chunks = nc;
 		return -1;
 	}
+	/* touched now, so that the data path never takes a page fault on
+	 * them (and the bridge's memory does not creep up as the queue first
+	 * reaches new depths) */
+	memset(bufs, 0, (size_t)n * d->max_frame);
 	d->chunks = nc;
 	d->chunks[d->nchunks++] = chunk;
 	d->chunks[d->nchunks] = NULL;
@@ -83,8 +87,8 @@ int dp_open_xdp(struct dp_dir *d, const struct dp_config *cfg, struct xdpb *x, i
 	d->rx.fd = d->tx.fd = -1;
 	d->backend = DP_XDP;
 	d->x = x;
-	d->xin = &x->port[in];
-	d->xout = &x->port[1 - in];
+	d->xin = &x->link[in];
+	d->xout = &x->link[1 - in];
 	d->umem_limit = umem_limit;
 	if (cfg->max_frame > XDPB_MAX_FRAME) {
 		snprintf(err, errlen, "--backend xdp forwards frames of up to %u bytes (an "
@@ -109,6 +113,7 @@ int dp_init(struct dp_dir *d, const struct dp_config *cfg, uint64_t now,
 	d->out = cfg->out;
 	d->shaped = cfg->shaped;
 	d->max_frame = cfg->max_frame;
+	d->out_max = cfg->max_frame;
 	d->out_up = 1;
 	d->rate_t = d->last_ns = now;
 	d->flow_seed = cfg->seed * 0x9E3779B97F4A7C15ull + cfg->index + 1;
@@ -188,6 +193,17 @@ void dp_close(struct dp_dir *d)
 	d->batch = NULL;
 	d->nchunks = 0;
 	d->shaped = 0;
+}
+
+void dp_xdp_held(const struct dp_dir *d, uint8_t *held)
+{
+	uint32_t i;
+
+	if (d->backend != DP_XDP || !d->umeta)
+		return;
+	for (i = 0; i < d->x->nframes; i++)
+		if (d->umeta[i].state == DP_PKT_QUEUED)
+			held[i] = 1;
 }
 
 /* ---- housekeeping and change ---- */

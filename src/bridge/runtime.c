@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,7 +35,7 @@ int rt_run_dir(char *err, size_t errlen)
 
 int rt_lock_iface(const char *ifname, struct rt_lock *l, char *err, size_t errlen)
 {
-	unsigned idx = if_nametoindex(ifname);
+	int idx = rt_ifindex(ifname);
 	struct stat ns, a, b;
 	char buf[64];
 	int tries, fd;
@@ -49,8 +51,9 @@ int rt_lock_iface(const char *ifname, struct rt_lock *l, char *err, size_t errle
 	}
 	if (rt_run_dir(err, errlen))
 		return -1;
-	snprintf(l->path, sizeof(l->path), RT_RUN_DIR "/net%llu-if%u.lock",
+	snprintf(l->path, sizeof(l->path), RT_RUN_DIR "/net%llu-if%d.lock",
 		 (unsigned long long)ns.st_ino, idx);
+	l->ifindex = idx;
 	for (tries = 0; tries < 10; tries++) {
 		fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 		if (fd < 0) {
@@ -163,6 +166,93 @@ int rt_notify(struct rt_notify *nt, char *err, size_t errlen, const char *fmt, .
 	return 0;
 }
 
+/* ---- the interfaces: notifications, indexes ---- */
+
+int rt_links_open(struct rt_links *l, char *err, size_t errlen)
+{
+	struct sockaddr_nl sa;
+
+	l->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (l->fd < 0) {
+		snprintf(err, errlen, "rtnetlink socket: %s", strerror(errno));
+		return -1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.nl_family = AF_NETLINK;
+	sa.nl_groups = RTMGRP_LINK;
+	if (bind(l->fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		snprintf(err, errlen, "rtnetlink link notifications: %s", strerror(errno));
+		close(l->fd);
+		l->fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+int rt_links_changed(struct rt_links *l)
+{
+	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+	int changed = 0;
+	ssize_t n;
+
+	if (l->fd < 0)
+		return 0;
+	while ((n = recv(l->fd, buf, sizeof(buf), MSG_DONTWAIT)) != 0) {
+		const struct nlmsghdr *h;
+		size_t left;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) { /* some were lost: look anyway */
+				changed = 1;
+				continue;
+			}
+			break; /* EAGAIN: all read */
+		}
+		left = (size_t)n;
+		for (h = (const struct nlmsghdr *)buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left))
+			if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK)
+				changed = 1;
+	}
+	return changed;
+}
+
+void rt_links_close(struct rt_links *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
+}
+
+static long sys_long(const char *ifname, const char *what)
+{
+	char path[160];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, what);
+	f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+int rt_ifindex(const char *ifname)
+{
+	long v = sys_long(ifname, "ifindex");
+
+	return v > 0 && v <= 0x7fffffff ? (int)v : 0;
+}
+
+long rt_mtu(const char *ifname)
+{
+	return sys_long(ifname, "mtu");
+}
+
 /* ---- privileges ---- */
 
 int rt_drop_capabilities(char *err, size_t errlen)
@@ -176,6 +266,9 @@ int rt_drop_capabilities_but(uint64_t keep, char *err, size_t errlen)
 	struct __user_cap_data_struct data[2];
 	int cap;
 
+	/* keep only what we have (a service's bounding set may lack some) */
+	if (syscall(SYS_capget, &h, data) == 0)
+		keep &= (uint64_t)data[1].permitted << 32 | data[0].permitted;
 	for (cap = 0; cap <= 63; cap++)
 		if (!(keep >> cap & 1) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) &&
 		    errno != EINVAL)

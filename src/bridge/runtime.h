@@ -20,6 +20,7 @@ int rt_run_dir(char *err, size_t errlen);
 
 struct rt_lock {
 	int fd;
+	int ifindex; /* the interface it locks */
 	int stale; /* the file was there, left by a holder that died */
 	char path[128];
 };
@@ -50,11 +51,30 @@ int rt_notify(struct rt_notify *nt, char *err, size_t errlen, const char *fmt, .
 	__attribute__((format(printf, 4, 5)));
 void rt_notify_close(struct rt_notify *nt);
 
+/* Link notifications: an rtnetlink socket in RTMGRP_LINK (interfaces
+ * created, deleted, renamed, up or down in this network namespace). No
+ * privilege is needed. */
+struct rt_links {
+	int fd;
+};
+/* 0, or -1 with a message. */
+int rt_links_open(struct rt_links *l, char *err, size_t errlen);
+/* Read what is pending, never blocking: 1 if a link changed (or the kernel
+ * lost notifications for want of room), 0 if not. */
+int rt_links_changed(struct rt_links *l);
+void rt_links_close(struct rt_links *l);
+
+/* The index of the interface named ifname in this network namespace (from
+ * /sys/class/net), 0 if there is none. */
+int rt_ifindex(const char *ifname);
+/* Its MTU, -1 if there is no such interface. */
+long rt_mtu(const char *ifname);
+
 /* Drop every capability (bounding set, effective, permitted, inheritable)
  * and set no_new_privs. 0, or -1 with a message. */
 int rt_drop_capabilities(char *err, size_t errlen);
 /* The same but for the capabilities in keep (bit n: capability n), which
- * stay effective and permitted. */
+ * stay effective and permitted if the process has them. */
 int rt_drop_capabilities_but(uint64_t keep, char *err, size_t errlen);
 
 #endif

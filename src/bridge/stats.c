@@ -25,9 +25,11 @@ void stats_take_dir(const struct dp_dir *d, struct stats_dir *o)
 	snprintf(o->in, sizeof(o->in), "%s", d->in);
 	snprintf(o->out, sizeof(o->out), "%s", d->out);
 	o->shaped = d->shaped;
-	if (d->backend == DP_XDP)
+	if (d->backend == DP_XDP) {
 		snprintf(o->backend, sizeof(o->backend), "xdp (%s)", xdpb_mode_name(d->xin));
-	else
+		o->nq = d->xin->nq;
+		memcpy(o->rxq, d->xin->rx_frames, sizeof(o->rxq));
+	} else
 		snprintf(o->backend, sizeof(o->backend), "afpacket");
 	o->c = d->st;
 	o->rate_in_bps = d->rate_in_bps;
@@ -167,7 +169,12 @@ static void dir_text(FILE *f, const struct stats_dir *d)
 		(unsigned long long)d->c.drop_oversize,
 		(unsigned long long)d->c.drop_reconfig,
 		(unsigned long long)d->c.rx_ring_drops);
-	fprintf(f, " backend %s\n", d->backend);
+	fprintf(f, " backend %s", d->backend);
+	if (d->nq > 1) /* xdp on several receive queues */
+		for (j = 0; j < d->nq; j++)
+			fprintf(f, "%s%llu", j ? " " : ", frames per receive queue: ",
+				(unsigned long long)d->rxq[j]);
+	fputc('\n', f);
 	fprintf(f, " interfaces:");
 	for (i = 0; i < 4; i++) {
 		const struct stats_if *x = i < 2 ? &d->if_in : &d->if_out;
@@ -214,6 +221,12 @@ static void dir_json(FILE *f, const struct stats_dir *d)
 	json_string(f, d->out);
 	fprintf(f, ",\"shaped\":%s,\"backend\":", d->shaped ? "true" : "false");
 	json_string(f, d->backend);
+	if (d->nq) { /* xdp: the frames taken from each receive queue */
+		for (i = 0; i < d->nq; i++)
+			fprintf(f, "%s%llu", i ? "," : ",\"rx_queues\":[",
+				(unsigned long long)d->rxq[i]);
+		fputc(']', f);
+	}
 	if (d->shaped) {
 		choke_params_format(&d->cfg, line, sizeof(line));
 		fprintf(f, ",\"rate_bps\":%llu,\"burst_ns\":%llu,\"discipline\":",

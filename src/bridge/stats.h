@@ -45,6 +45,8 @@ struct stats_dir {
 	char in[IF_NAMESIZE], out[IF_NAMESIZE];
 	int shaped;
 	char backend[32]; /* "afpacket", or "xdp" and how: "xdp (driver, copy)" */
+	uint32_t nq;      /* xdp: the input's receive queues (0 with afpacket) */
+	uint64_t rxq[XDPB_MAX_QUEUES]; /* xdp: frames taken from each */
 	/* shaped only */
 	uint64_t rate_bps, burst_ns;
 	struct choke_config cfg;

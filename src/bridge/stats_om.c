@@ -8,20 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 
-/* A label value: backslash, double quote and newline escaped. */
-static void om_value(FILE *f, const char *v)
-{
-	fputc('"', f);
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			fprintf(f, "\\%c", *v);
-		else if (*v == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*v, f);
-	}
-	fputc('"', f);
-}
+#include "../util/om.h"
 
 static void om_family(FILE *f, const char *name, const char *type, const char *help)
 {
@@ -32,9 +19,9 @@ static void om_family(FILE *f, const char *name, const char *type, const char *h
 static void om_start(FILE *f, const char *name, const struct stats_dir *d)
 {
 	fprintf(f, "%s{in=", name);
-	om_value(f, d->in);
+	om_label_value(f, d->in);
 	fputs(",out=", f);
-	om_value(f, d->out);
+	om_label_value(f, d->out);
 }
 
 static void om_end_u(FILE *f, uint64_t v)
@@ -173,7 +160,7 @@ static void om_queue(FILE *f, const struct stats_snapshot *s)
 			choke_params_format(&s->d[i].cfg, line, sizeof(line));
 			om_start(f, "choke_bridge_discipline_info", &s->d[i]);
 			fprintf(f, ",discipline=\"%s\",params=", choke_kind_name(s->d[i].cfg.kind));
-			om_value(f, line);
+			om_label_value(f, line);
 			om_end_u(f, 1);
 		}
 	om_family(f, "choke_bridge_queue_delay_seconds", "summary",
@@ -204,7 +191,7 @@ static void om_flow_labels(FILE *f, const struct choke_flow_key *k)
 
 	stats_flow_label(k, label, sizeof(label));
 	fputs(",flow=", f);
-	om_value(f, label);
+	om_label_value(f, label);
 	fprintf(f, ",kind=\"%s\",ethertype=\"0x%04x\"", k->kind < 6 ? kinds[k->kind] : "other",
 		k->ethertype);
 	if (k->kind == CHOKE_FLOW_KIND_IPV4 || k->kind == CHOKE_FLOW_KIND_IPV6) {
@@ -269,8 +256,8 @@ static void om_interfaces(FILE *f, const struct stats_snapshot *s)
 	om_family(f, "choke_bridge_interface_up", "gauge",
 		  "1 if the interface is up (or does not report carrier).");
 	for (i = 0; i < 2; i++) {
-		fputs("choke_bridge_interface_up{interface=", f);
-		om_value(f, ifs[i]->name);
+		fputs("choke_bridge_interface_up{device=", f);
+		om_label_value(f, ifs[i]->name);
 		om_end_u(f, (uint64_t)ifs[i]->up);
 	}
 	for (c = 0; c < STATS_IF_NCOUNTERS; c++) {
@@ -279,8 +266,8 @@ static void om_interfaces(FILE *f, const struct stats_snapshot *s)
 		for (i = 0; i < 2; i++) {
 			if (ifs[i]->c[c] < 0)
 				continue;
-			fprintf(f, "%s{interface=", name[c]);
-			om_value(f, ifs[i]->name);
+			fprintf(f, "%s{device=", name[c]);
+			om_label_value(f, ifs[i]->name);
 			om_end_u(f, (uint64_t)ifs[i]->c[c]);
 		}
 	}

@@ -11,6 +11,9 @@
 #include "choke/params.h"
 #include "../util/cmdline.h"
 
+/* "X.Y.Z": the file VERSION, compiled into main.c (docs/release.md) */
+extern const char choke_version[];
+
 extern const struct cli_cmd cli_cmd_params;
 extern const struct cli_cmd cli_cmd_demo;
 extern const struct cli_cmd cli_cmd_sim;

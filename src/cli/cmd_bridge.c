@@ -80,7 +80,8 @@ static int find_socket(const char *cmd, const char *given, char *buf, size_t len
 	d = opendir("/run/choke");
 	if (!d && (errno == EACCES || errno == EPERM)) {
 		fprintf(stderr, "choke: %s: permission denied: /run/choke (the bridges' "
-			"sockets are root's: run as root)\n", cmd);
+			"sockets are for root and their group: run as root or in that group)\n",
+			cmd);
 		return -1;
 	}
 	if (d) {

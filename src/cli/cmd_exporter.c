@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "../util/cmdline.h"
 
-enum { OPT_LISTEN = 1, OPT_SOCKET, OPT_SOCKET_DIR, OPT_NO_QDISCS, OPT_ONCE };
+enum { OPT_LISTEN = 1, OPT_SOCKET, OPT_SOCKET_DIR, OPT_NO_QDISCS, OPT_PENALISED_FLOWS, OPT_ONCE };
 
 static const struct cli_opt exporter_opts[] = {
 	{ OPT_LISTEN, "listen", CLI_STR, "ADDR:PORT",
@@ -22,7 +22,10 @@ static const struct cli_opt exporter_opts[] = {
 	  "where bridges' sockets are looked for, at every scrape (default " RT_RUN_DIR ")",
 	  .group = 2 },
 	{ OPT_NO_QDISCS, "no-qdiscs", CLI_FLAG, NULL,
-	  "leave out the kernel's choke qdiscs (rtnetlink)", .flags = 0 },
+	  "leave out the kernel's choke and chokeplus qdiscs (rtnetlink)", .flags = 0 },
+	{ OPT_PENALISED_FLOWS, "penalised-flows", CLI_FLAG, NULL,
+	  "also serve the bridges' per-flow series (addresses and ports as labels: many "
+	  "series over time, and personal data)", .flags = 0 },
 	{ OPT_ONCE, "once", CLI_FLAG, NULL,
 	  "print one exposition to standard output and exit (1 if a source failed)",
 	  .group = 1 },
@@ -34,9 +37,12 @@ const struct cli_cmd cli_cmd_exporter = {
 	.args = NULL,
 	.summary = "serve the bridges' and the kernel choke qdiscs' counters to Prometheus",
 	.details = "  GET or HEAD /metrics: every running bridge's counters (label bridge),\n"
-		   "  every choke qdisc of this network namespace (labels dev, handle, parent)\n"
-		   "  and choke_exporter_*_up per source. One connection at a time; errors of a\n"
-		   "  source go to standard error when they change. SIGTERM stops it.\n",
+		   "  every choke and chokeplus qdisc of this network namespace (labels device,\n"
+		   "  handle, parent) and choke_exporter_*_up per source; / is a landing page.\n"
+		   "  The bridges are asked at once, within Prometheus's scrape timeout\n"
+		   "  (X-Prometheus-Scrape-Timeout-Seconds) less 0.5 s, or 5 s; several\n"
+		   "  clients are served at once. Errors of a source go to standard error when\n"
+		   "  they change. SIGTERM stops it.\n",
 	.opts = exporter_opts,
 	.min_pos = 0,
 	.max_pos = 0,
@@ -46,9 +52,9 @@ const struct cli_cmd cli_cmd_exporter = {
 int cmd_exporter(int argc, char **argv)
 {
 	static const char *sockets[EXP_MAX_BRIDGES];
-	struct exp_opts o = { EXP_DEFAULT_LISTEN, sockets, 0, RT_RUN_DIR, 1, EXP_SOURCE_MS, NULL,
+	struct exp_opts o = { EXP_DEFAULT_LISTEN, sockets, 0, RT_RUN_DIR, 1, 0, choke_version,
 			      NULL };
-	struct exp_log log = { NULL, 0, 0, 1 };
+	struct exp_state st;
 	struct sockaddr_storage ss;
 	struct cli_parser ps;
 	socklen_t sl;
@@ -79,6 +85,9 @@ int cmd_exporter(int argc, char **argv)
 		case OPT_NO_QDISCS:
 			o.qdiscs = 0;
 			break;
+		case OPT_PENALISED_FLOWS:
+			o.penalised_flows = 1;
+			break;
 		case OPT_ONCE:
 			once = 1;
 			break;
@@ -88,8 +97,9 @@ int cmd_exporter(int argc, char **argv)
 		return ps.status;
 	if (!once)
 		return exp_serve(&o);
-	rc = exp_collect(stdout, &o, &log);
-	exp_log_free(&log);
+	exp_state_init(&st, 1, 0);
+	rc = exp_collect(stdout, &o, &st, EXP_DEADLINE_MS);
+	exp_state_free(&st);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "choke: exporter: standard output: write error\n");
 		return 1;

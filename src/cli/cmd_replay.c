@@ -13,6 +13,9 @@
 #include "cli.h"
 
 /* --rate's range: one byte per second to 10 Tbit/s */
+/* the exit status of a replay of a capture cut inside a record: the report
+ * and --write are complete for the records before the cut */
+#define REPLAY_EXIT_CUT 3
 #define REPLAY_RATE_MAX_BPS 10000000000000ull
 
 enum { R_RATE = 1, R_JSON, R_TOP, R_WRITE, R_SEED, R_STRICT };
@@ -28,8 +31,9 @@ static const struct cli_opt replay_opts[] = {
 	  "standard error)", .flags = 0 },
 	{ R_SEED, "seed", CLI_U64, "N", "the seed of the discipline's draws (default 1)",
 	  .umax = UINT64_MAX },
-	{ R_STRICT, "strict", CLI_FLAG, NULL, "refuse a capture with records that would be "
-	  "skipped", .flags = 0 },
+	{ R_STRICT, "strict", CLI_FLAG, NULL, "refuse a capture that cannot be replayed "
+	  "exactly as recorded: a record that would be skipped, a time changed (a step back "
+	  "not put in order), a file cut inside a record", .flags = 0 },
 	{ .id = 0 },
 };
 
@@ -108,8 +112,15 @@ static void print_text(FILE *out, const char *file, const char *qdesc, uint64_t 
 		fprintf(out, ", %llu records shorter than the packet (snaplen)",
 		       (unsigned long long)r->truncated_records);
 	if (r->reordered)
-		fprintf(out, ", %llu timestamps out of order (held at the previous)",
-		       (unsigned long long)r->reordered);
+		fprintf(out, ", %llu timestamps out of order (%llu put in order, %llu held, "
+			"%llu steps back)", (unsigned long long)r->reordered,
+			(unsigned long long)r->sorted, (unsigned long long)r->held,
+			(unsigned long long)r->steps_back);
+	if (r->long_gaps)
+		fprintf(out, ", %llu gaps of more than a day (idle)",
+			(unsigned long long)r->long_gaps);
+	if (r->cut)
+		fprintf(out, ", cut inside its last record");
 	if (replay_skipped(r)) {
 		const char *sep = "";
 
@@ -125,8 +136,8 @@ static void print_text(FILE *out, const char *file, const char *qdesc, uint64_t 
 			sep = ", ";
 		}
 		if (r->skipped_time)
-			fprintf(out, "%s%llu with a timestamp that is no time or a jump of "
-				"more than a day", sep, (unsigned long long)r->skipped_time);
+			fprintf(out, "%s%llu with a timestamp that is no time", sep,
+				(unsigned long long)r->skipped_time);
 		fprintf(out, ")");
 	}
 	fprintf(out, "\nbottleneck %.6g Mbit/s through %s\n\n", (double)rate / 1e6, qdesc);
@@ -226,14 +237,22 @@ static void print_json(FILE *out, const char *file, const char *qdesc, int kind,
 	fprintf(out, "{\"file\":");
 	json_string(out, file);
 	fprintf(out, ",\"linktype\":%d,\"packets_read\":%llu,\"truncated_records\":%llu,"
-	       "\"reordered\":%llu,\"skipped\":{\"caplen_over_snaplen\":%llu,"
-	       "\"bad_length\":%llu,\"bad_time\":%llu},\"capture_seconds\":%.9f,"
-	       "\"end_seconds\":%.9f,\"rate_bps\":%llu,\"discipline\":",
+	       "\"reordered\":%llu,\"time\":{\"sorted\":%llu,\"held\":%llu,"
+	       "\"steps_back\":%llu,\"gaps_over_a_day\":%llu},"
+	       "\"skipped\":{\"caplen_over_snaplen\":%llu,"
+	       "\"bad_length\":%llu,\"bad_time\":%llu},\"cut\":",
 	       r->linktype, (unsigned long long)r->packets_read,
 	       (unsigned long long)r->truncated_records, (unsigned long long)r->reordered,
+	       (unsigned long long)r->sorted, (unsigned long long)r->held,
+	       (unsigned long long)r->steps_back, (unsigned long long)r->long_gaps,
 	       (unsigned long long)r->skipped_caplen, (unsigned long long)r->skipped_len,
-	       (unsigned long long)r->skipped_time,
-	       r->capture_seconds, r->end_seconds, (unsigned long long)rate);
+	       (unsigned long long)r->skipped_time);
+	if (r->cut)
+		json_string(out, r->cut_msg);
+	else
+		fprintf(out, "null");
+	fprintf(out, ",\"capture_seconds\":%.9f,\"end_seconds\":%.9f,\"rate_bps\":%llu,"
+		"\"discipline\":", r->capture_seconds, r->end_seconds, (unsigned long long)rate);
 	json_string(out, choke_kind_name(kind));
 	fprintf(out, ",\"params\":");
 	json_string(out, qdesc);
@@ -340,10 +359,27 @@ static void warn_input(const char *file, const struct replay_result *r)
 			"(first: %s); --strict refuses such a capture\n", file,
 			(unsigned long long)replay_skipped(r),
 			(unsigned long long)r->packets_read, r->first_skip);
-	if (r->reordered)
+	if (r->sorted)
 		fprintf(stderr, "choke: replay: warning: %s: %llu timestamps earlier than the "
-			"record before them, each replayed at the previous time\n", file,
-			(unsigned long long)r->reordered);
+			"record before them, put back in order of time\n", file,
+			(unsigned long long)r->sorted);
+	if (r->held)
+		fprintf(stderr, "choke: replay: warning: %s: %llu timestamps earlier than "
+			"records already replayed (beyond the window of %u records), "
+			"each replayed at the time of the last of them\n", file,
+			(unsigned long long)r->held, REPLAY_REORDER_MAX);
+	if (r->steps_back)
+		fprintf(stderr, "choke: replay: warning: %s: %llu steps back of more than "
+			"%.0f s, each taken as the capture's clock stepping back (the records "
+			"after it keep their spacing and follow on)\n", file,
+			(unsigned long long)r->steps_back, REPLAY_REORDER_NS * 1e-9);
+	if (r->long_gaps)
+		fprintf(stderr, "choke: replay: note: %s: %llu gaps of more than a day, "
+			"replayed as idle time\n", file, (unsigned long long)r->long_gaps);
+	if (r->cut)
+		fprintf(stderr, "choke: replay: warning: %s is cut: %s; the %llu records "
+			"before it are replayed and reported (exit status %d)\n", file,
+			r->cut_msg, (unsigned long long)r->packets_read, REPLAY_EXIT_CUT);
 }
 
 int cmd_replay(int argc, char **argv)
@@ -478,7 +514,6 @@ int cmd_replay(int argc, char **argv)
 	sigaction(SIGTERM, &old_term, NULL);
 	if (rc)
 		return 1;
-	warn_input(o.file, &res);
 
 	order = malloc(((size_t)res.nflows + 1) * sizeof(*order));
 	if (!order) {
@@ -498,10 +533,12 @@ int cmd_replay(int argc, char **argv)
 		print_penalised_text(report, &res, top == 0 ? 10 : (uint32_t)top);
 	}
 	free(order);
+	warn_input(o.file, &res);
+	rc = res.cut ? REPLAY_EXIT_CUT : 0;
 	replay_result_free(&res);
 	if (fflush(report) || ferror(report)) {
 		fprintf(stderr, "choke: replay: writing the report failed\n");
 		return 1;
 	}
-	return 0;
+	return rc;
 }

@@ -13,6 +13,7 @@
 #include "../sim/plot.h"
 #include "../sim/report.h"
 #include "../sim/runner.h"
+#include "../sim/shard.h"
 #include "cli.h"
 
 #define ERRLEN 2048
@@ -20,7 +21,10 @@
 
 struct sim_cli {
 	const char *cmd; /* "sim" or "demo" */
-	const char *scenario, *qdisc, *seed, *sweep, *plot, *sets[MAX_SETS + 2];
+	const char *scenario, *qdisc, *seed, *sweep, *plot, *shard, *sets[MAX_SETS + 2];
+	int shard_k, shard_n, merge;
+	char *const *files; /* --merge: the shard files */
+	int nfiles;
 	int nsets, compare, flows, speed, force, progress, jobs, format, keys, open_loop, json;
 	int tty, shown; /* progress: stderr is a terminal; a line is showing */
 	double last;    /* when the last line was printed */
@@ -31,7 +35,7 @@ struct sim_cli {
 
 enum {
 	O_SECONDS = 1, O_SET, O_QDISC, O_SEED, O_COMPARE, O_SWEEP, O_PLOT, O_JSON, O_CSV,
-	O_FLOWS, O_JOBS, O_SPEED, O_FORCE, O_PROGRESS, O_KEYS, O_OPEN_LOOP
+	O_FLOWS, O_JOBS, O_SPEED, O_FORCE, O_PROGRESS, O_KEYS, O_OPEN_LOOP, O_SHARD, O_MERGE
 };
 
 /* the options both commands take, declared once */
@@ -59,6 +63,10 @@ static const struct cli_opt sim_opts[] = {
 	  .flags = 0 },
 	{ O_SWEEP, "sweep", CLI_STR, "SPEC", "KEY=A..B:N[:log] or KEY=V1,V2,...: each point "
 	  "under FIFO, RED and CHOKe (only Q with --qdisc Q)", .flags = 0 },
+	{ O_SHARD, "shard", CLI_STR, "K/N", "run only the K-th of N disjoint parts of the sweep "
+	  "and write them to standard output, for --merge", .flags = 0 },
+	{ O_MERGE, "merge", CLI_FLAG, NULL, "the arguments are the N shard files of a sweep: "
+	  "their report, as the whole sweep's", .flags = 0 },
 	{ O_PLOT, "plot", CLI_STR, "FILE", "draw the sweep: FILE.png, .svg or .pdf, and FILE.gp, "
 	  "the gnuplot script (-: a PNG on standard output)", .flags = 0 },
 	OPT_JSON,
@@ -97,7 +105,7 @@ static void sim_usage_dir(FILE *f)
 
 const struct cli_cmd cli_cmd_sim = {
 	.name = "sim",
-	.args = "SCENARIO",
+	.args = "SCENARIO | --merge SHARD...",
 	.summary = "simulate TCP and UDP flows through a bottleneck",
 	.details = "  SCENARIO: a file of key = value lines, a path (with a /) or a name looked\n"
 		   "  up in $CHOKE_SCENARIO_PATH, ./scenarios, the installed scenarios and the\n"
@@ -106,7 +114,7 @@ const struct cli_cmd cli_cmd_sim = {
 	.details_fn = sim_usage_dir,
 	.opts = sim_opts,
 	.min_pos = 0, /* not with --keys */
-	.max_pos = 1,
+	.max_pos = -1, /* --merge: the shard files */
 	.run = cmd_sim,
 };
 
@@ -122,6 +130,22 @@ const struct cli_cmd cli_cmd_demo = {
 	.max_pos = 0,
 	.run = cmd_demo,
 };
+
+/* The first option given that is not in only (0-terminated ids), or NULL. */
+static const struct cli_opt *not_only(const struct cli_cmd *cmd, struct cli_parser *ps,
+				      const int *only)
+{
+	const struct cli_opt *o;
+	size_t k;
+
+	for (o = cmd->opts; o->id; o++) {
+		for (k = 0; only[k] && only[k] != o->id; k++)
+			;
+		if (!only[k] && cli_given(ps, o->id))
+			return o;
+	}
+	return NULL;
+}
 
 /* Parse argv into c. -1 to go on, else the exit status (0 after --help). */
 static int parse(struct sim_cli *c, const struct cli_cmd *cmd, int argc, char **argv)
@@ -159,30 +183,57 @@ static int parse(struct sim_cli *c, const struct cli_cmd *cmd, int argc, char **
 		case O_PROGRESS: c->progress = 1; break;
 		case O_KEYS: c->keys = 1; break;
 		case O_OPEN_LOOP: c->open_loop = 1; break;
+		case O_SHARD: c->shard = ps.val; break;
+		case O_MERGE: c->merge = 1; break;
 		}
 	}
 	if (id < 0)
 		return ps.status;
 	if (c->open_loop) {
-		static const int only[] = { O_SECONDS, O_SEED, O_JSON, O_OPEN_LOOP };
-		const struct cli_opt *o;
-		size_t k;
+		static const int only[] = { O_SECONDS, O_SEED, O_JSON, O_OPEN_LOOP, 0 };
+		const struct cli_opt *o = not_only(cmd, &ps, only);
 
-		for (o = cmd->opts; o->id; o++) {
-			for (k = 0; k < sizeof(only) / sizeof(only[0]) && only[k] != o->id; k++)
-				;
-			if (k == sizeof(only) / sizeof(only[0]) && cli_given(&ps, o->id))
-				return cli_usage_error(cmd, "--open-loop takes only --seconds, "
-						       "--seed and --json (not --%s)", o->name);
-		}
+		if (o)
+			return cli_usage_error(cmd, "--open-loop takes only --seconds, "
+					       "--seed and --json (not --%s)", o->name);
 	}
 	if (c->keys) {
 		sim_scenario_write_keys(stdout);
 		return 0;
 	}
+	if (c->merge) {
+		static const int only[] = { O_MERGE, O_JSON, O_CSV, O_PLOT, O_FLOWS, 0 };
+		const struct cli_opt *o = not_only(cmd, &ps, only);
+
+		if (o)
+			return cli_usage_error(cmd, "--merge takes only --json, --csv, --plot and "
+					       "--flows (not --%s: the shards carry the sweep)",
+					       o->name);
+		if (!ps.npos)
+			return cli_usage_error(cmd, "--merge needs the shard files");
+		c->files = ps.pos;
+		c->nfiles = ps.npos;
+		return -1;
+	}
 	if (cmd == &cli_cmd_sim && !ps.npos)
 		return cli_usage_error(cmd, "missing SCENARIO (choke sim --keys lists the keys)");
+	if (ps.npos > 1)
+		return cli_usage_error(cmd, "unexpected argument \"%s\"", ps.pos[1]);
 	c->scenario = ps.npos ? ps.pos[0] : NULL;
+	if (c->shard) {
+		char e[200];
+
+		if (sim_shard_parse(c->shard, &c->shard_k, &c->shard_n, e, sizeof(e)))
+			return cli_usage_error(cmd, "%s", e);
+		if (!c->sweep)
+			return cli_usage_error(cmd, "--shard splits a sweep: give --sweep too");
+		if (c->plot || c->format || c->flows || c->speed)
+			return cli_usage_error(cmd, "--shard writes a partial result for --merge; "
+					       "give --json, --csv, --plot, --flows to the merge");
+		if (isatty(STDOUT_FILENO))
+			return cli_usage_error(cmd, "--shard writes binary data to standard "
+					       "output: redirect it to a file");
+	}
 	if (c->plot && !c->sweep)
 		return cli_usage_error(cmd, "--plot draws a sweep: give --sweep too");
 	if (c->sweep && c->compare)
@@ -213,12 +264,33 @@ static void show_progress(void *ctx, const struct sim_progress *p)
 	o->shown = 1;
 }
 
+/* The plot of a merge: checked as a sweep's, the shard files and the
+ * scenario among the inputs it must not overwrite. */
+static int merge_plot_prepare(const struct sim_cli *c, struct sim_plot *plot, const char *input,
+			      char *err, size_t errlen)
+{
+	const char **inputs = calloc((size_t)c->nfiles + 1, sizeof(*inputs));
+	int i, r;
+
+	if (!inputs) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < c->nfiles; i++)
+		inputs[i] = c->files[i];
+	inputs[c->nfiles] = input;
+	r = sim_plot_prepare(plot, c->plot, inputs, c->nfiles + 1, err, errlen);
+	free(inputs);
+	return r;
+}
+
 /* The calls: the runs planned, the plot checked, the runs, report, plot. */
 static int run(struct sim_cli *c)
 {
 	struct sim_plan plan = { NULL, c->scenario, c->sets, c->nsets, c->seed, c->qdisc,
 				 c->compare, c->sweep };
-	struct sim_runner_opts ro = { .jobs = c->jobs, .event_budget = c->force ? 0 : SIM_EVENT_BUDGET };
+	struct sim_runner_opts ro = { .jobs = c->jobs, .event_budget = c->force ? 0 : SIM_EVENT_BUDGET,
+				      .shard = c->shard_k, .nshards = c->shard_n };
 	struct sim_write_opts wo = { c->format, c->flows, c->speed };
 	struct sim_batch b;
 	struct sim_plot plot;
@@ -231,13 +303,27 @@ static int run(struct sim_cli *c)
 		ro.progress = show_progress;
 		ro.progress_ctx = c;
 	}
-	if (sim_batch_plan(&b, &plan, err, sizeof(err)) ||
-	    (c->plot && sim_plot_prepare(&plot, c->plot, inputs, 1, err, sizeof(err))))
-		goto out;
-	cli_print_warnings(&b.runs[b.n - 1].setup.qp); /* the discipline's, once */
-	r = sim_batch_run(&b, &ro, err, sizeof(err));
-	if (r == SIM_E_BUDGET)
-		snprintf(err + strlen(err), sizeof(err) - strlen(err), "; --force runs it anyway");
+	if (c->merge) {
+		if (sim_shard_merge(&b, (const char *const *)c->files, c->nfiles, err, sizeof(err)))
+			goto out;
+		if (c->plot && merge_plot_prepare(c, &plot, b.input, err, sizeof(err)))
+			goto out;
+		r = 0;
+	} else {
+		if (sim_batch_plan(&b, &plan, err, sizeof(err)) ||
+		    (c->plot && sim_plot_prepare(&plot, c->plot, inputs, 1, err, sizeof(err))))
+			goto out;
+		cli_print_warnings(&b.runs[b.n - 1].setup.qp); /* the discipline's, once */
+		r = sim_batch_run(&b, &ro, err, sizeof(err));
+		if (r == SIM_E_BUDGET)
+			snprintf(err + strlen(err), sizeof(err) - strlen(err),
+				 "; --force runs it anyway");
+		if (!r && c->shard) {
+			r = sim_shard_write(stdout, &b, &plan, c->shard_k, c->shard_n, err,
+					    sizeof(err));
+			goto out;
+		}
+	}
 	/* with the image on standard output, the report goes to standard error */
 	if (!r && sim_batch_write(c->plot && !strcmp(c->plot, "-") ? stderr : stdout, &b, &wo))
 		r = -1, snprintf(err, sizeof(err), "writing the output failed");

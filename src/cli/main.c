@@ -10,7 +10,11 @@
 
 #include "cli.h"
 
-#define CHOKE_VERSION "0.1.0"
+/* from the file VERSION, by the Makefile (docs/release.md) */
+#ifndef CHOKE_VERSION
+#error "CHOKE_VERSION is not defined: build with the Makefile (it passes VERSION)"
+#endif
+const char choke_version[] = CHOKE_VERSION;
 
 static const struct cli_cmd *const commands[] = {
 	&cli_cmd_params,
@@ -104,7 +108,7 @@ int main(int argc, char **argv)
 				argv[2]);
 			return 2;
 		}
-		printf("choke %s\n", CHOKE_VERSION);
+		printf("choke %s\n", choke_version);
 		return 0;
 	}
 	fprintf(stderr, "choke: unknown command \"%s\"\n", cmd);

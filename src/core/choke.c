@@ -125,6 +125,25 @@ const char *choke_variant_name(int variant)
 	return variant >= 0 && variant <= CHOKE_VAR_GEOMETRIC ? names[variant] : "?";
 }
 
+static const char *const protect_by_names[CHOKE_PROTECT_BY_N] = {
+	"flows", "srchost", "dsthost", "hosts",
+};
+
+const char *choke_protect_by_name(int by)
+{
+	return by >= 0 && by < CHOKE_PROTECT_BY_N ? protect_by_names[by] : "?";
+}
+
+int choke_protect_by_from_word(const char *word)
+{
+	int k;
+
+	for (k = 0; word && k < CHOKE_PROTECT_BY_N; k++)
+		if (str_eq(word, protect_by_names[k]))
+			return k;
+	return -1;
+}
+
 const char *choke_outcome_name(int outcome)
 {
 	static const char *const names[CHOKE_NOUTCOMES] = {
@@ -140,7 +159,7 @@ const char *choke_outcome_name(int outcome)
 /* ------------------------------------------------------------------ */
 /* configuration                                                       */
 
-static void protect_configure(struct choke *q, uint16_t old_protect);
+static void protect_configure(struct choke *q, uint16_t old_protect, uint64_t old_target_ns);
 
 uint32_t choke_ring_slots(uint32_t limit)
 {
@@ -203,8 +222,12 @@ enum choke_config_reason choke_config_validate(const struct choke_config *c)
 	if (c->protect && (c->protect < CHOKE_PROTECT_MIN || c->protect > CHOKE_PROTECT_MAX ||
 			   (c->protect & (c->protect - 1))))
 		return CHOKE_CFG_PROTECT_SIZE;
-	if (c->protect && c->limit_bytes)
-		return CHOKE_CFG_PROTECT_BYTES;
+	if (c->protect_by >= CHOKE_PROTECT_BY_N || (c->protect_by && !c->protect))
+		return CHOKE_CFG_PROTECT_BY;
+	if (c->target_us > CHOKE_TARGET_MAX_US || (c->target_us && !c->protect))
+		return CHOKE_CFG_TARGET;
+	if (c->sparse > 1 || (c->sparse && c->kind != CHOKE_KIND_CHOKE))
+		return CHOKE_CFG_SPARSE;
 	if (c->kind == CHOKE_KIND_FIFO)
 		return CHOKE_CFG_OK; /* the RED parameters are not used */
 	if (red_fls32(c->qth_min) + c->Wlog >= 32)
@@ -248,6 +271,10 @@ static void choke_apply_config(struct choke *q, const struct choke_config *c)
 	q->avpkt = c->avpkt;
 	q->bytes_mode = c->limit_bytes != 0;
 	q->protect = c->protect;
+	q->protect_by = c->protect_by;
+	q->sparse = c->sparse;
+	q->pr.target_ns = (uint64_t)c->target_us * 1000u;
+	q->pr.goal_ns = q->pr.target_ns;
 	q->idle_unit = c->idle_unit;
 	q->Wlog = c->Wlog;
 	q->Plog = c->Plog;
@@ -283,8 +310,9 @@ int choke_init(struct choke *q, const struct choke_config *c, void *ring,
 	q->tab = (struct choke_slot *)ring;
 	q->mask = choke_ring_slots(c->limit) - 1;
 	slots_clear(q->tab, q->mask + 1);
+	q->pr.probe = PROTECT_NONE;
 	choke_apply_config(q, c);
-	protect_configure(q, 0);
+	protect_configure(q, 0, 0);
 	choke_seed(q, 0);
 	return 0;
 }
@@ -307,6 +335,22 @@ bool choke_change_needs_ring(const struct choke *q, uint32_t limit)
 
 /* ------------------------------------------------------------------ */
 /* ring                                                                */
+
+/* `sparse`: the bin a flow value's queued packets are counted in. */
+static inline uint32_t occ_bin(uint32_t flow)
+{
+	return protect_bin(protect_mix(flow));
+}
+
+/* `sparse`: a packet of flow leaves the queue (or the lane). */
+static inline void occ_dec(struct choke *q, uint32_t flow)
+{
+	uint16_t *o = &q->occ[occ_bin(flow)];
+
+	if (*o)
+		(*o)--;
+}
+
 
 /* The head after the slot at head and any holes after it (tab, mask and
  * tail as in the instance). */
@@ -369,6 +413,8 @@ __attribute__((__noinline__, __cold__)) static void ring_compact(struct choke *q
 	}
 	q->tail = w;
 	q->stats.compactions++;
+	if (unlikely(q->pr.target_ns))
+		q->pr.probe = PROTECT_NONE; /* the probe's slot moved */
 }
 
 /* sch_choke's choke_peek_random() with the host's generator. */
@@ -413,6 +459,18 @@ static inline uint32_t ring_pick_random(struct choke *q)
 	return tries ? idx : head;
 }
 
+/* The head moves past a victim at head and the holes after it: a probe
+ * (`target`) among the slots passed leaves unmeasured. */
+static inline void ring_zap_after_victim(struct choke *q)
+{
+	uint32_t old = q->head;
+
+	ring_zap_head_holes(q);
+	if (unlikely(q->pr.probe != PROTECT_NONE) &&
+	    ((q->pr.probe - old) & q->mask) < ((q->head - old) & q->mask))
+		q->pr.probe = PROTECT_NONE;
+}
+
 /* Drop the queued packet at idx, leaving a hole. */
 static inline void ring_drop_at(struct choke *q, uint32_t idx,
 				struct choke_verdict *v)
@@ -423,8 +481,10 @@ static inline void ring_drop_at(struct choke *q, uint32_t idx,
 	v->victim_len[0] = s->len;
 	v->nvictims = 1;
 	s->pkt = NULL;
+	if (unlikely(q->sparse))
+		occ_dec(q, s->flow);
 	if (idx == q->head)
-		ring_zap_head_holes(q);
+		ring_zap_after_victim(q);
 	q->qlen--;
 	q->backlog -= s->len;
 	q->stats.drops++;
@@ -435,22 +495,38 @@ static inline void ring_drop_at(struct choke *q, uint32_t idx,
 /* protect (the rule and its pieces: src/core/protect.h)               */
 
 /*
- * After init or change. Turned on: no limit until the first window ends,
- * no boost, an empty bitmap and table. A new table size: an empty table.
- * Otherwise everything carries over (new RED parameters do not change the
- * flows' rates or their share).
+ * After init or change. Turned on, or `target` turned on or off (the clock
+ * changes from bytes to time or back): no limit until the first window
+ * ends, no boost, an empty bitmap and table. A new table size: an empty
+ * table. Otherwise everything carries over (new RED parameters or a new
+ * target do not change the flows' rates or their share).
  */
-static void protect_configure(struct choke *q, uint16_t old_protect)
+static void protect_configure(struct choke *q, uint16_t old_protect, uint64_t old_target_ns)
 {
 	uint32_t i;
 
-	if (!q->protect || q->protect == old_protect)
+	if (!q->protect) {
+		q->pr.target_ns = 0;
 		return;
+	}
+	if (old_protect && !old_target_ns != !q->pr.target_ns)
+		old_protect = 0; /* another clock: start afresh */
+	if (q->protect == old_protect) {
+		q->pr.fair = protect_fair(q);
+		return;
+	}
 	if (!old_protect) {
+		q->pr.clock = 0;
+		q->pr.unresp = 256;
+		q->pr.wstart_ns = q->pr.wbytes = q->pr.widle_ns = 0;
+		q->pr.wmaxlen = 0;
 		q->pr.share = PROTECT_SHARE_MAX;
 		q->pr.boost = PROTECT_BOOST_ONE;
 		q->pr.flows = q->pr.drops = 0;
-		q->pr.idled = q->pr.busy = 0;
+		q->pr.idled = q->pr.busy = q->pr.dropped = q->pr.congested = 0;
+		q->pr.probe = PROTECT_NONE;
+		q->pr.step_ns = q->pr.idle_ns = 0;
+		q->pr.delay_ns = ~0ull;
 		for (i = 0; i < CHOKE_PROTECT_BINS / 64; i++)
 			q->pr.seen[i] = 0;
 	}
@@ -475,8 +551,7 @@ static void protect_configure(struct choke *q, uint16_t old_protect)
  * untracked flow is entered when the sample falls on it. Returns the
  * flow's entry or PROTECT_NONE.
  */
-static inline uint32_t protect_account(struct choke *q,
-							       uint32_t flow)
+static inline uint32_t protect_account(struct choke *q, uint32_t flow, uint32_t len)
 {
 	uint32_t h = protect_mix(flow), e = q->pr.hint[flow & 255];
 
@@ -494,47 +569,113 @@ static inline uint32_t protect_account(struct choke *q,
 		uint64_t age = q->pr.clock - x->stamp;
 		uint32_t r = protect_decay(x->rate, age);
 
-		x->rate = r + CHOKE_PROTECT_ONE < r ? 0xffffffffu : r + CHOKE_PROTECT_ONE;
+		x->rate = r + len < r ? 0xffffffffu : r + len;
 		x->stamp += age >> PROTECT_STEP_LOG << PROTECT_STEP_LOG;
 		return e;
 	}
 	if (--q->pr.sample_left)
 		return PROTECT_NONE;
 	q->pr.sample_left = 1 + choke_random_below(q, 2 * CHOKE_PROTECT_SAMPLE - 1);
-	return protect_insert(q, flow);
+	return protect_insert(q, flow, len);
+}
+
+static inline int fls64_(uint64_t x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+/* Is the link congested now? The RED average above min; with `target`,
+ * the last delay measured above the target. */
+static inline bool protect_congested(const struct choke *q)
+{
+	return q->pr.target_ns ? q->pr.congested : q->qavg > q->qth_min;
 }
 
 /*
  * The rule: a tracked flow whose counter r exceeds the allowance A (F
- * above min; 5/4 F at or below min if the link has been busy; none
+ * while congested; 5/4 F otherwise if the link has been busy; none
  * otherwise) is dropped with probability 1 - A / r: it is admitted when a
  * uniform u32 u has u r < A 2^32, i.e. (u r) >> 32 < A. The random number
  * is drawn only above the allowance.
  */
-static inline bool protect_drops(struct choke *q, uint32_t e)
+enum { PROTECT_ADMIT, PROTECT_MARK, PROTECT_DROP };
+
+static inline int protect_verdict(struct choke *q, uint32_t e, unsigned pkt_flags)
 {
 	uint64_t allow, r;
+	uint32_t lg;
 
 	if (e == PROTECT_NONE)
-		return false;
+		return PROTECT_ADMIT;
 	allow = q->pr.fair;
-	if (q->qavg <= q->qth_min) {
-		if (!q->pr.busy || q->pr.idled)
-			return false;
+	if (!protect_congested(q)) {
+		if (!q->pr.target_ns && (!q->pr.busy || q->pr.idled))
+			return PROTECT_ADMIT;
 		allow += allow >> 2;
 	}
 	r = q->pr.e[e].rate;
 	if (r <= allow)
-		return false;
-	return (((uint64_t)choke_random(q) * r) >> 32) >= allow;
+		return PROTECT_ADMIT;
+	/* how many times the flow doubles its allowance, about */
+	lg = (uint32_t)(fls64_(r) - fls64_(allow));
+	/* `target`: a flow two doublings or more above (it does not back off)
+	 * gets what the flows that back off reach (src/core/protect.h) */
+	if (lg > 1)
+		allow = (allow * q->pr.unresp) >> 8;
+	if ((((uint64_t)choke_random(q) * r) >> 32) < allow)
+		return PROTECT_ADMIT;
+	/* ECN: a flow within twice its allowance that can be marked is
+	 * marked; beyond, marks are not heeded and it is dropped */
+	if (lg <= 1 && (q->flags & CHOKE_FLAG_ECN) && (pkt_flags & CHOKE_PKT_ECN_CAPABLE))
+		return PROTECT_MARK;
+	return PROTECT_DROP;
 }
 
-/* Every departure: the clock, and the window's end. */
-static inline void protect_departure(struct choke *q)
+/* Every departure of len bytes at now_ns: the clock, the ends of a
+ * window and of a step. */
+static inline void protect_departure(struct choke *q, uint32_t len, uint64_t now_ns)
 {
-	q->pr.clock++;
-	if (!(q->pr.clock & (PROTECT_WINDOW - 1)))
+	uint64_t was = q->pr.clock;
+
+	if (unlikely(q->pr.target_ns)) {
+		q->pr.wbytes += len;
+		if (len > q->pr.wmaxlen)
+			q->pr.wmaxlen = len;
+		protect_tick(q, now_ns);
+		return;
+	}
+	q->pr.clock += len;
+	if (!((was ^ q->pr.clock) >> PROTECT_STEP_LOG))
+		return;
+	if ((was ^ q->pr.clock) >> CHOKE_PROTECT_WINDOW_LOG)
 		protect_window_end(q);
+	protect_step_end(q, now_ns);
+}
+
+/* `target`: the probe. An admitted packet at ring slot idx is timed if no
+ * other is; a probe older than the target says the delay is above it. */
+static inline void probe_arrival(struct choke *q, uint32_t idx, uint64_t now_ns)
+{
+	if (q->pr.probe == PROTECT_NONE) {
+		q->pr.probe = idx;
+		q->pr.probe_ns = now_ns;
+	}
+}
+
+/* The head moved from old to q->head at now_ns: if it passed the probe's
+ * slot, the probe's delay is the queue's. An empty queue has none. */
+static inline void probe_departure(struct choke *q, uint32_t old, uint64_t now_ns)
+{
+	uint64_t d;
+
+	if (q->pr.probe == PROTECT_NONE ||
+	    ((q->pr.probe - old) & q->mask) >= ((q->head - old) & q->mask))
+		return;
+	q->pr.probe = PROTECT_NONE;
+	d = now_ns > q->pr.probe_ns ? now_ns - q->pr.probe_ns : 0;
+	if (d < q->pr.delay_ns)
+		q->pr.delay_ns = d;
+	q->pr.congested = d > q->pr.goal_ns;
 }
 
 /* ------------------------------------------------------------------ */
@@ -558,6 +699,10 @@ static inline void red_update_avg(struct choke *q, uint64_t now_ns)
 		q->qavg = red_avg_after_idle(q->qavg, q->stab, q->Scell_log,
 					     idle_time_units(q, now_ns));
 		q->idle = false;
+		if (unlikely(q->pr.target_ns) && now_ns > q->idle_start_ns) {
+			q->pr.idle_ns += now_ns - q->idle_start_ns;
+			q->pr.widle_ns += now_ns - q->idle_start_ns;
+		}
 	}
 }
 
@@ -654,6 +799,8 @@ __attribute__((__noinline__)) static int choke_match_variant(struct choke *q,
 		v->victim_len[k] = s->len;
 		head_hit |= v->victim_idx[k] == q->head;
 		s->pkt = NULL;
+		if (q->sparse)
+			occ_dec(q, s->flow);
 		q->qlen--;
 		q->backlog -= s->len;
 	}
@@ -661,7 +808,7 @@ __attribute__((__noinline__)) static int choke_match_variant(struct choke *q,
 	q->stats.drops += nv;
 	q->stats.match_victims += nv;
 	if (head_hit)
-		ring_zap_head_holes(q);
+		ring_zap_after_victim(q);
 	/* Several victims per arrival leave holes quickly, and draws that land
 	 * on holes fall back to the head: keep holes no more than packets (the
 	 * compaction's cost, one pass over the span, is then O(1) amortised
@@ -674,14 +821,27 @@ __attribute__((__noinline__)) static int choke_match_variant(struct choke *q,
 /* CHOKe's decision (sch_choke.c choke_enqueue before admission).
  * Returns -1 to admit unmarked, CHOKE_QUEUED_MARKED to admit marked, or a
  * drop outcome. */
-static inline int choke_decide(struct choke *q, uint32_t flow, const void *pkt,
+static inline int choke_decide(struct choke *q, uint32_t flow, uint32_t id, const void *pkt,
 			       uint32_t len, unsigned pkt_flags, uint32_t pe,
 			       struct choke_verdict *v)
 {
-	if (unlikely(q->protect) && protect_drops(q, pe)) {
-		q->stats.protect_drop++;
-		q->pr.drops++;
-		return congestion_drop(q, CHOKE_DROP_PROTECT);
+	if (unlikely(q->protect)) {
+		int pv = protect_verdict(q, pe, pkt_flags);
+
+		if (pv == PROTECT_DROP) {
+			q->stats.protect_drop++;
+			q->pr.drops++;
+			return congestion_drop(q, CHOKE_DROP_PROTECT);
+		}
+		if (pv == PROTECT_MARK) {
+			q->stats.protect_mark++;
+			q->pr.drops++;
+		}
+		/* `target`: protect's law is the whole discipline */
+		if (q->pr.target_ns)
+			return pv == PROTECT_MARK ? CHOKE_QUEUED_MARKED : -1;
+		if (pv == PROTECT_MARK)
+			return CHOKE_QUEUED_MARKED;
 	}
 	if (q->qavg <= q->qth_min) {
 		q->qcount = -1;
@@ -734,7 +894,7 @@ static inline int choke_decide(struct choke *q, uint32_t flow, const void *pkt,
 matched:
 	/* a match is evidence that the flow is heavy: enter it */
 	if (unlikely(q->protect) && pe == PROTECT_NONE)
-		(void)protect_insert(q, flow);
+		(void)protect_insert(q, id, len);
 	return CHOKE_DROP_MATCH;
 }
 
@@ -791,8 +951,54 @@ static inline int red_decide(struct choke *q, uint32_t len, unsigned pkt_flags)
 	return congestion_drop(q, CHOKE_DROP_EARLY);
 }
 
-enum choke_outcome choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
-				 unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
+/* `sparse`: does this arrival take the light lane? Its flow has nothing
+ * queued, the lane has room and the packet is not a large one. */
+static inline bool lane_takes(const struct choke *q, uint32_t flow, uint32_t len)
+{
+	return q->lane_len < CHOKE_LANE_SLOTS && len <= CHOKE_LANE_MAX_LEN &&
+	       !q->occ[occ_bin(flow)];
+}
+
+/* `sparse`: an arrival for the lane. protect and the limit apply, CHOKe's
+ * draw and RED do not (its flow has nothing queued to match, and it does
+ * not make the queue). */
+__attribute__((__noinline__)) static enum choke_outcome
+lane_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t pe,
+	     unsigned pkt_flags)
+{
+	struct choke_slot *s;
+
+	int pv = q->protect ? protect_verdict(q, pe, pkt_flags) : PROTECT_ADMIT;
+
+	if (pv == PROTECT_DROP) {
+		q->stats.protect_drop++;
+		q->pr.drops++;
+		return (enum choke_outcome)congestion_drop(q, CHOKE_DROP_PROTECT);
+	}
+	if (q->qlen >= q->limit || (q->bytes_mode && q->backlog + len > q->limit_bytes)) {
+		q->stats.pdrop++;
+		return (enum choke_outcome)congestion_drop(q, CHOKE_DROP_LIMIT);
+	}
+	s = &q->lane[(q->lane_head + q->lane_len) & (CHOKE_LANE_SLOTS - 1)];
+	s->pkt = pkt;
+	s->len = len;
+	s->flow = flow;
+	q->lane_len++;
+	q->occ[occ_bin(flow)]++;
+	q->qlen++;
+	q->backlog += len;
+	q->stats.lane_pkts++;
+	if (pv == PROTECT_MARK) {
+		q->stats.protect_mark++;
+		q->pr.drops++;
+		return CHOKE_QUEUED_MARKED;
+	}
+	return CHOKE_QUEUED;
+}
+
+static inline __attribute__((__always_inline__)) enum choke_outcome
+enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id,
+	    unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
 {
 	int outcome = -1;
 	struct choke_slot *s;
@@ -806,9 +1012,24 @@ enum choke_outcome choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint3
 		if (q->kind == CHOKE_KIND_CHOKE) {
 			uint32_t pe = PROTECT_NONE;
 
-			if (unlikely(q->protect))
-				pe = protect_account(q, flow);
-			outcome = choke_decide(q, flow, pkt, len, pkt_flags, pe, v);
+			if (unlikely(q->protect)) {
+				if (q->pr.target_ns) {
+					protect_tick(q, now_ns);
+					if (q->pr.probe != PROTECT_NONE &&
+					    now_ns > q->pr.probe_ns + q->pr.goal_ns)
+						q->pr.congested = 1;
+				}
+				pe = protect_account(q, id, len);
+			}
+			/* by flows, a flow above half its share is no light one;
+			 * by hosts, the light flow of a busy host (its ping
+			 * beside its downloads) still is, and protect polices
+			 * the host in the lane as in the queue */
+			if (unlikely(q->sparse) && lane_takes(q, flow, len) &&
+			    (pe == PROTECT_NONE || q->protect_by ||
+			     q->pr.e[pe].rate <= q->pr.fair >> 1))
+				return lane_enqueue(q, pkt, len, flow, pe, pkt_flags);
+			outcome = choke_decide(q, flow, id, pkt, len, pkt_flags, pe, v);
 		} else
 			outcome = red_decide(q, len, pkt_flags);
 		if (outcome > CHOKE_QUEUED_MARKED) /* -1 admits unmarked */
@@ -828,6 +1049,10 @@ enum choke_outcome choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint3
 	 * limit + 1 slots and costs O(1) amortised per hole. */
 	if (unlikely(choke_span(q) == q->mask))
 		ring_compact(q);
+	if (unlikely(q->pr.target_ns))
+		probe_arrival(q, q->tail, now_ns);
+	if (unlikely(q->sparse))
+		q->occ[occ_bin(flow)]++;
 	s = &q->tab[q->tail];
 	s->pkt = pkt;
 	s->len = len;
@@ -838,23 +1063,74 @@ enum choke_outcome choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint3
 	return outcome < 0 ? CHOKE_QUEUED : (enum choke_outcome)outcome;
 }
 
+enum choke_outcome choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
+				 unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
+{
+	return enqueue_one(q, pkt, len, flow, flow, pkt_flags, now_ns, v);
+}
+
+enum choke_outcome choke_enqueue_as(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
+				    uint32_t id, unsigned pkt_flags, uint64_t now_ns,
+				    struct choke_verdict *v)
+{
+	return enqueue_one(q, pkt, len, flow, id, pkt_flags, now_ns, v);
+}
+
 /* ------------------------------------------------------------------ */
 /* dequeue, peek, reset, change                                        */
+
+/* The queue ran empty at now_ns: an idle period starts (RED's average
+ * decays by its length); for protect the link idled, and with `target`
+ * the queue has no delay. */
+static inline void idle_begin(struct choke *q, uint64_t now_ns)
+{
+	q->idle = true;
+	q->idle_start_ns = now_ns;
+	q->pr.idled = 1;
+	q->pr.congested = 0;
+	q->pr.delay_ns = 0;
+}
+
+/* `sparse`: the lane's first packet. */
+__attribute__((__noinline__)) static void *lane_dequeue(struct choke *q, uint64_t now_ns,
+							 uint32_t *len)
+{
+	struct choke_slot *s = &q->lane[q->lane_head];
+	void *pkt = s->pkt;
+
+	if (len)
+		*len = s->len;
+	s->pkt = NULL;
+	q->lane_head = (q->lane_head + 1) & (CHOKE_LANE_SLOTS - 1);
+	q->lane_len--;
+	q->lane_turn = 1;
+	if (q->sparse)
+		occ_dec(q, s->flow);
+	q->qlen--;
+	q->backlog -= s->len;
+	q->stats.sent_pkts++;
+	q->stats.sent_bytes += s->len;
+	if (q->protect)
+		protect_departure(q, s->len, now_ns);
+	return pkt;
+}
 
 void *choke_dequeue(struct choke *q, uint64_t now_ns, uint32_t *len)
 {
 	struct choke_slot *s;
 	void *pkt;
+	uint32_t old;
 
+	/* the lane first, but one of the queue's packets between two of its */
+	if (unlikely(q->lane_len) && (!q->lane_turn || q->head == q->tail))
+		return lane_dequeue(q, now_ns, len);
 	if (q->head == q->tail) {
-		if (!q->idle) {
-			q->idle = true;
-			q->idle_start_ns = now_ns;
-			q->pr.idled = 1; /* protect's view of the link */
-		}
+		if (!q->idle)
+			idle_begin(q, now_ns);
 		return NULL;
 	}
-	s = &q->tab[q->head];
+	old = q->head;
+	s = &q->tab[old];
 	pkt = s->pkt;
 	if (len)
 		*len = s->len;
@@ -867,8 +1143,14 @@ void *choke_dequeue(struct choke *q, uint64_t now_ns, uint32_t *len)
 	q->backlog -= s->len;
 	q->stats.sent_pkts++;
 	q->stats.sent_bytes += s->len;
-	if (unlikely(q->protect))
-		protect_departure(q);
+	q->lane_turn = 0;
+	if (unlikely(q->sparse))
+		occ_dec(q, s->flow);
+	if (unlikely(q->protect)) {
+		if (q->pr.target_ns)
+			probe_departure(q, old, now_ns);
+		protect_departure(q, s->len, now_ns);
+	}
 	return pkt;
 }
 
@@ -1211,7 +1493,7 @@ int choke_enqueue_burst(struct choke *q, void *const pkt[], const uint32_t len[]
 			enqueue_burst_fifo(q, pkt, len, flow, n, outcome, false);
 		return 0;
 	}
-	if (q->variant || q->protect || q->bytes_mode || q->ops.random_u32 ||
+	if (q->variant || q->protect || q->sparse || q->bytes_mode || q->ops.random_u32 ||
 	    (q->kind == CHOKE_KIND_CHOKE && q->ops.same_flow)) {
 		*nvictims = enqueue_burst_any(q, pkt, len, flow, pkt_flags, 0, n, now_ns,
 					      outcome, victim, 0);
@@ -1294,8 +1576,9 @@ uint32_t choke_dequeue_burst(struct choke *q, uint64_t now_ns, void *pkt[], uint
 {
 	uint32_t m = n < q->qlen ? n : q->qlen, k;
 
-	if (unlikely(q->protect)) {
-		/* protect counts every departure: one at a time */
+	if (unlikely(q->protect || q->lane_len || q->sparse)) {
+		/* protect counts every departure, the lane goes first: one at
+		 * a time */
 		for (k = 0; k < n; k++) {
 			uint32_t l = 0;
 
@@ -1334,17 +1617,15 @@ uint32_t choke_dequeue_burst(struct choke *q, uint64_t now_ns, void *pkt[], uint
 		else
 			dequeue_burst_holes(q, pkt, len, m, false);
 	}
-	if (m < n && !q->idle) {
-		/* the call that found the queue empty */
-		q->idle = true;
-		q->idle_start_ns = now_ns;
-		q->pr.idled = 1;
-	}
+	if (m < n && !q->idle)
+		idle_begin(q, now_ns); /* the call that found the queue empty */
 	return m;
 }
 
 void *choke_peek(const struct choke *q)
 {
+	if (unlikely(q->lane_len) && (!q->lane_turn || q->head == q->tail))
+		return q->lane[q->lane_head].pkt;
 	return q->head == q->tail ? NULL : q->tab[q->head].pkt;
 }
 
@@ -1355,8 +1636,64 @@ static void red_restart(struct choke *q)
 	q->qcount = -1;
 }
 
+/* `sparse`: count the packets queued per bin afresh (after a change). */
+static void occ_rebuild(struct choke *q)
+{
+	uint32_t i, span = choke_span(q);
+
+	for (i = 0; i < CHOKE_PROTECT_BINS; i++)
+		q->occ[i] = 0;
+	if (!q->sparse)
+		return;
+	for (i = 0; i < span; i++) {
+		const struct choke_slot *s = choke_slot_at(q, i);
+
+		if (s->pkt)
+			q->occ[occ_bin(s->flow)]++;
+	}
+	for (i = 0; i < q->lane_len; i++)
+		q->occ[occ_bin(q->lane[(q->lane_head + i) & (CHOKE_LANE_SLOTS - 1)].flow)]++;
+}
+
+/* `sparse`: drop the lane's newest packets until it holds at most keep. */
+static void lane_trim(struct choke *q, uint32_t keep, choke_drop_fn drop, void *ctx)
+{
+	while (q->lane_len > keep) {
+		struct choke_slot *s =
+			&q->lane[(q->lane_head + q->lane_len - 1) & (CHOKE_LANE_SLOTS - 1)];
+		void *pkt = s->pkt;
+
+		s->pkt = NULL;
+		q->lane_len--;
+		q->qlen--;
+		q->backlog -= s->len;
+		q->stats.drops++;
+		q->stats.other_drop++;
+		if (drop)
+			drop(ctx, pkt, s->len);
+	}
+}
+
 void choke_reset(struct choke *q, choke_drop_fn drop, void *drop_ctx)
 {
+	/* the lane's packets first: they would have left first */
+	while (q->lane_len) {
+		struct choke_slot *s = &q->lane[q->lane_head];
+		void *pkt = s->pkt;
+
+		s->pkt = NULL;
+		q->lane_head = (q->lane_head + 1) & (CHOKE_LANE_SLOTS - 1);
+		q->lane_len--;
+		q->qlen--;
+		q->backlog -= s->len;
+		q->stats.drops++;
+		q->stats.other_drop++;
+		if (drop)
+			drop(drop_ctx, pkt, s->len);
+	}
+	q->lane_head = 0;
+	q->lane_turn = 0;
+	q->pr.probe = PROTECT_NONE;
 	while (q->head != q->tail) {
 		struct choke_slot *s = &q->tab[q->head];
 
@@ -1372,6 +1709,7 @@ void choke_reset(struct choke *q, choke_drop_fn drop, void *drop_ctx)
 	q->head = q->tail = 0;
 	q->qlen = 0;
 	q->backlog = 0;
+	occ_rebuild(q);
 	red_restart(q);
 }
 
@@ -1415,21 +1753,27 @@ int choke_change(struct choke *q, const struct choke_config *c, void *new_ring,
 {
 	bool resize = choke_change_needs_ring(q, c->limit);
 	uint16_t old_protect = q->protect;
+	uint64_t old_target_ns = q->pr.target_ns;
+	uint32_t keep;
 
 	if (old_ring)
 		*old_ring = NULL;
 	if (choke_config_check(c, NULL))
 		return CHOKE_EINVAL;
+	if (resize && (!new_ring || new_ring_bytes < choke_ring_bytes(c->limit)))
+		return CHOKE_EINVAL;
+	/* the lane's packets leave first, so they are kept first; the ring
+	 * keeps what the new limit leaves */
+	lane_trim(q, c->limit, drop, drop_ctx);
+	keep = c->limit - q->lane_len;
+	q->pr.probe = PROTECT_NONE;
 	if (resize) {
 		uint32_t slots = choke_ring_slots(c->limit);
 		struct choke_slot *ntab = (struct choke_slot *)new_ring;
 		uint32_t kept;
 
-		if (!ntab || new_ring_bytes < choke_ring_bytes(c->limit))
-			return CHOKE_EINVAL;
 		slots_clear(ntab, slots);
-		kept = ring_move_live(q, ntab, slots - 1, 0, c->limit, drop,
-				      drop_ctx);
+		kept = ring_move_live(q, ntab, slots - 1, 0, keep, drop, drop_ctx);
 		if (old_ring)
 			*old_ring = q->tab;
 		q->tab = ntab;
@@ -1440,14 +1784,15 @@ int choke_change(struct choke *q, const struct choke_config *c, void *new_ring,
 		/* Same ring, too many packets: compact in place and drop
 		 * the newest beyond the limit. */
 		uint32_t start = q->head;
-		uint32_t kept = ring_move_live(q, q->tab, q->mask, start,
-					       c->limit, drop, drop_ctx);
+		uint32_t kept = ring_move_live(q, q->tab, q->mask, start, keep, drop,
+					       drop_ctx);
 
 		q->head = start;
 		q->tail = (start + kept) & q->mask;
 	}
 	choke_apply_config(q, c);
-	protect_configure(q, old_protect);
+	protect_configure(q, old_protect, old_target_ns);
+	occ_rebuild(q);
 	if (q->head == q->tail)
 		q->idle = false;
 	return 0;
@@ -1467,6 +1812,8 @@ static const char *const invariant_names[] = {
 	"slot outside head..tail is not empty",
 	"protect's table holds a flow outside its buckets, or twice",
 	"protect's state is out of range",
+	"the light lane's count or packets are wrong",
+	"sparse's per-bin counts differ from the packets queued",
 };
 
 const char *choke_invariant_name(int code)
@@ -1506,6 +1853,8 @@ static int protect_check(const struct choke *q)
 		bits += (uint32_t)(q->pr.seen[i >> 6] >> (i & 63)) & 1u;
 	if (bits != q->pr.flows || !q->pr.share ||
 	    q->pr.boost < PROTECT_BOOST_ONE || q->pr.boost > PROTECT_BOOST_MAX ||
+	    (q->pr.probe != PROTECT_NONE &&
+	     ((q->pr.probe - q->head) & q->mask) >= choke_span(q)) ||
 	    q->pr.nbuckets * CHOKE_PROTECT_WAYS != q->protect ||
 	    q->pr.nbuckets != 1u << (32 - q->pr.bshift) || q->pr.fair != protect_fair(q) ||
 	    !q->pr.sample_left || q->pr.sample_left >= 2 * CHOKE_PROTECT_SAMPLE)
@@ -1518,6 +1867,46 @@ int choke_check_invariants(const struct choke *q)
 	uint32_t i, span = choke_span(q), n = 0;
 	uint64_t bytes = 0;
 
+	if (q->lane_len > CHOKE_LANE_SLOTS)
+		return -10;
+	for (i = 0; i < q->lane_len; i++) {
+		const struct choke_slot *s =
+			&q->lane[(q->lane_head + i) & (CHOKE_LANE_SLOTS - 1)];
+
+		if (!s->pkt)
+			return -10;
+		n++;
+		bytes += s->len;
+	}
+#if defined(__KERNEL__)
+	if (q->sparse) {
+		/* no room on a kernel stack for the counts: their sum */
+		uint32_t sum = 0;
+
+		for (i = 0; i < CHOKE_PROTECT_BINS; i++)
+			sum += q->occ[i];
+		if (sum != q->qlen)
+			return -11;
+	}
+#else
+	if (q->sparse) {
+		uint16_t cnt[CHOKE_PROTECT_BINS];
+
+		for (i = 0; i < CHOKE_PROTECT_BINS; i++)
+			cnt[i] = 0;
+		for (i = 0; i < span; i++) {
+			const struct choke_slot *s = choke_slot_at(q, i);
+
+			if (s->pkt)
+				cnt[occ_bin(s->flow)]++;
+		}
+		for (i = 0; i < q->lane_len; i++)
+			cnt[occ_bin(q->lane[(q->lane_head + i) & (CHOKE_LANE_SLOTS - 1)].flow)]++;
+		for (i = 0; i < CHOKE_PROTECT_BINS; i++)
+			if (cnt[i] != q->occ[i])
+				return -11;
+	}
+#endif
 	if (span && !q->tab[q->head].pkt)
 		return -1;
 	if (q->tab[q->tail].pkt)

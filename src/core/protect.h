@@ -1,45 +1,42 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
 /* SPDX-FileCopyrightText: 2026 The choke authors */
 /*
- * `protect [N]`: every flow held to about its fair share of the link with
- * bounded state. docs/variants.md has the rule, why each piece is there
- * (with the measurements that chose it) and the references. Internal to
- * src/core and included by choke.c only, so the kernel module, which
- * compiles choke.c, gets it unchanged.
+ * `protect [N]`: every flow (or host: choke_enqueue_as) held to about its
+ * fair share of the link's bytes with bounded state. docs/variants.md has
+ * the rule, why each piece is there (with the measurements that chose it)
+ * and the references. Internal to src/core and included by choke.c only,
+ * so the kernel module, which compiles choke.c, gets it unchanged.
  *
- * The clock is the departures: a rate is arrivals per departed packet and
- * a window is 2^CHOKE_PROTECT_WINDOW_LOG departures, so no link rate or
- * wall time is needed. Every piece is O(1) per packet with a fixed worst
- * case; a window's end costs a constant 16 words more.
+ * The clock is the departures: a rate is bytes arriving per byte departed,
+ * a window is 2^CHOKE_PROTECT_WINDOW_LOG bytes departed and a step a
+ * sixteenth of it, so no link rate is needed. Every piece is O(1) per
+ * packet with a fixed worst case; a step's end costs a few words, a
+ * window's end 16 words more.
  *
  *  - The share. Each arrival sets the bit of its flow's hash (flow values
  *    are mixed first, with MurmurHash3's finalizer) in a bitmap
  *    of CHOKE_PROTECT_BINS bins; at the end of the window the bits set
  *    count the flows that arrived in it (n, corrected for two flows in one
  *    bin by linear counting: n = -B ln(1 - t/B) for t of B bins). The fair
- *    share is the window's departures divided among them, W / n packets
- *    per window, times a boost (below).
+ *    share is the window's bytes divided among them, W / n bytes per
+ *    window, times a correction (the boost, below).
  *
  *  - The rates. A table of N entries (a power of two) in N / 4 buckets of
  *    4; a flow may live in either of two buckets (two hashes), so a lookup
- *    compares at most 8 flow values. An entry counts its flow's arrivals
- *    (CHOKE_PROTECT_ONE each) in a counter that decays by 2^(-1/16) per
- *    64 departures (half per 1024), brought up to date when touched: the
- *    whole steps since its stamp are applied and the stamp advances by
- *    them. A flow arriving m times per departure then swings within 2%
- *    of m ONE 64 (1 + d) / (2 (1 - d)) with d = 2^(-1/16), which is
- *    m ONE 1477.4, within 0.01% of the continuous m ONE 1024 / ln 2; so
- *    the counter of a flow at the share (S / W per departure, S in Q8
- *    packets per window) is F = S ONE / (256 ln 2) = S round(2^16/ln 2) >> 16.
+ *    compares at most 8 flow values. An entry counts its flow's arrival
+ *    bytes in a counter that decays by 2^(-1/16) per step (half per
+ *    window), brought up to date when touched: the whole steps since its
+ *    stamp are applied and the stamp advances by them. A flow arriving m
+ *    bytes per byte departed then swings within 2% of m S (1 + d) /
+ *    (2 (1 - d)) with d = 2^(-1/16) and S the step, which is within 0.01%
+ *    of the continuous m W / ln 2; so the counter of a flow at the share
+ *    (s / W per byte departed, s in Q8 bytes per window) is
+ *    F = s / (256 ln 2) = s round(2^16/ln 2) >> 24.
  *
  *  - The lookup. A flow's entry is looked for first where its flow value
  *    was last found (a byte per low byte of the flow value, checked
  *    against the entry: a wrong or stale hint only sends the lookup on to
- *    the buckets, so it never changes a decision). Whether an arrival's
- *    flow is tracked, which decides everything after, is then known after
- *    two loads instead of after the mixing's two dependent multiplies and
- *    the bucket's load: 1.16x plain CHOKe's time instead of 1.5x in the
- *    bench (docs/performance.md).
+ *    the buckets, so it never changes a decision).
  *
  *  - The feed. An arrival of an untracked flow is a candidate when it
  *    matches a queued packet (CHOKe's own evidence) or when it is sampled
@@ -51,18 +48,27 @@
  * The rule: an arrival of a tracked flow whose counter r exceeds the
  * allowance is dropped with probability 1 - allowance / r, so the flow's
  * admitted rate is the allowance (AFD's differential dropping: Pan,
- * Breslau, Prabhakar and Shenker, 2003). The allowance is F while the RED
- * average is above min (CHOKe's congestion); at or below min it is F + F/4
- * if the link has been busy (no idle period in this window or the last),
- * room for TCP's variations where RED does not push back yet, and there is
- * none otherwise (an idle link is not congested).
+ * Breslau, Prabhakar and Shenker, 2003). The allowance is F while the link
+ * is congested (the RED average above min; with `target`, the queueing
+ * delay above the target); otherwise F + F/4 if the link has been busy (no
+ * idle period in this step or the last), room for TCP's variations, and
+ * there is none if it idled (an idle link is not congested).
  *
- * The boost: counting every flow is right for flows this link limits (TCP,
- * floods) and too strict for flows limited elsewhere (short transfers,
- * light streams), whose unused share then idles the link. A window in
- * which the link went idle while protect dropped multiplies the boost by
- * 5/4 (up to 2^16); a window without idle time ending above min by 4/5
- * (down to 1).
+ * The boost corrects the equal split, once a step: counting every flow is
+ * right for flows this link limits (TCP, floods) and too generous or too
+ * strict otherwise. A congested step (the average above min and no idle
+ * time; with `target`, every delay measured in the step above the target)
+ * multiplies it by 31/32; a step in which the link went idle (with
+ * `target`: idle for over a 32nd of the step) while protect dropped, in
+ * it or the step before, by 33/32. Without `target` the boost stays at 1
+ * or above (the share never falls below the equal split); with it, it
+ * may fall to 1/8, so that the queue can be held at the target where the
+ * flows' smallest windows alone would fill more.
+ *
+ * `target`: the delay is that of one packet at a time (the probe): an
+ * admitted packet is timed when no other is, and its delay known when the
+ * head passes its slot; a probe older than the target already says the
+ * delay is above it, and an empty queue that it is not.
  */
 #ifndef CHOKE_CORE_PROTECT_H
 #define CHOKE_CORE_PROTECT_H
@@ -80,17 +86,20 @@
 #define PROTECT_SHARE_MAX 0xffffffffu /* no limit */
 #define PROTECT_BOOST_ONE 256u
 #define PROTECT_BOOST_MAX (256u << 16)
+#define PROTECT_INTERVAL_NS 100000000ull /* `target`: the boost's period */
+#define PROTECT_TIME_SHIFT 10 /* `target`: the clock's unit, 256 ns */
 #define PROTECT_WINDOW (1u << CHOKE_PROTECT_WINDOW_LOG)
-
-#define PROTECT_STEP_LOG 6 /* the counters decay every 64 departures */
+#define PROTECT_STEP_LOG CHOKE_PROTECT_STEP_LOG
 
 _Static_assert(CHOKE_PROTECT_HALFLIFE_LOG == PROTECT_STEP_LOG + 4,
 	       "16 decay steps per half-life");
+_Static_assert(CHOKE_PROTECT_WINDOW_LOG == CHOKE_PROTECT_HALFLIFE_LOG,
+	       "a window is a half-life");
 
 /*
- * The counters decay in steps of 64 departures by 2^(-1/16) each, so by
- * half every 1024: whole half-lives as a shift, the remaining sixteenths
- * from this table of round(2^32 2^(-i/16)).
+ * The counters decay in steps by 2^(-1/16) each, so by half every window:
+ * whole half-lives as a shift, the remaining sixteenths from this table of
+ * round(2^32 2^(-i/16)).
  */
 static const uint64_t protect_decay16[16] = {
 	4294967296ull, 4112874773u, 3938502376u, 3771522796u,
@@ -140,7 +149,7 @@ static inline void protect_buckets(const struct choke *q, uint32_t h,
 	*b2 = *b1 ^ (((h >> 8) & (q->pr.nbuckets - 1)) | 1u);
 }
 
-/* A counter after the whole steps of 64 departures in `age` (rounded
+/* A counter after the whole steps in `age` bytes departed (rounded
  * down); unchanged within a step, so most arrivals multiply nothing. */
 static inline uint32_t protect_decay(uint32_t r, uint64_t age)
 {
@@ -157,7 +166,7 @@ static inline uint32_t protect_decay(uint32_t r, uint64_t age)
  * pr.fair, recomputed when the share or the boost changes. */
 static inline uint64_t protect_fair(const struct choke *q)
 {
-	return ((((uint64_t)q->pr.share * PROTECT_LN2INV_Q16) >> 16) *
+	return ((((uint64_t)q->pr.share * PROTECT_LN2INV_Q16) >> 24) *
 		q->pr.boost) >> 8;
 }
 
@@ -193,7 +202,7 @@ static inline uint32_t protect_find(const struct choke *q, uint32_t flow,
  * decays); it is replaced if its decayed counter is at most F. Returns the
  * entry or PROTECT_NONE.
  */
-static inline uint32_t protect_insert(struct choke *q, uint32_t flow)
+static inline uint32_t protect_insert(struct choke *q, uint32_t flow, uint32_t len)
 {
 	uint32_t b[2], k, w, best = 0, best_key = 0;
 
@@ -215,7 +224,7 @@ static inline uint32_t protect_insert(struct choke *q, uint32_t flow)
 	    q->pr.fair)
 		return PROTECT_NONE;
 	q->pr.e[best].flow = flow;
-	q->pr.e[best].rate = CHOKE_PROTECT_ONE;
+	q->pr.e[best].rate = len ? len : 1;
 	q->pr.e[best].stamp = q->pr.clock;
 	q->stats.protect_inserts++;
 	return best;
@@ -250,8 +259,8 @@ static inline uint64_t protect_nflows(uint32_t t)
 	return (uint64_t)t * corr;
 }
 
-/* The end of a window (the clock just reached a multiple of W): the next
- * share, the boost, and a clean slate. */
+/* The end of a window (the clock just passed a multiple of W): the next
+ * share and a clean bitmap. */
 static inline void protect_window_end(struct choke *q)
 {
 	uint32_t i;
@@ -264,22 +273,151 @@ static inline void protect_window_end(struct choke *q)
 	} else {
 		q->pr.share = PROTECT_SHARE_MAX;
 	}
-	if (q->pr.idled && q->pr.drops) {
-		q->pr.boost += q->pr.boost >> 2;
-		if (q->pr.boost > PROTECT_BOOST_MAX)
-			q->pr.boost = PROTECT_BOOST_MAX;
-	} else if (!q->pr.idled && q->qavg > q->qth_min) {
-		q->pr.boost = (uint32_t)((uint64_t)q->pr.boost * 4 / 5);
-		if (q->pr.boost < PROTECT_BOOST_ONE)
-			q->pr.boost = PROTECT_BOOST_ONE;
-	}
-	q->pr.fair = protect_fair(q);
-	q->pr.busy = !q->pr.idled;
-	q->pr.idled = 0;
-	q->pr.drops = 0;
 	q->pr.flows = 0;
 	for (i = 0; i < CHOKE_PROTECT_BINS / 64; i++)
 		q->pr.seen[i] = 0;
+}
+
+/* `target`: the end of a window of time. The share is the link's
+ * capacity per window (the bytes departed over the time it was busy)
+ * divided among the flows seen. */
+static inline void protect_window_end_time(struct choke *q, uint64_t now_ns)
+{
+	uint64_t span = now_ns - q->pr.wstart_ns, busy;
+
+	busy = span > q->pr.widle_ns ? span - q->pr.widle_ns : 0;
+	if (q->pr.flows && q->pr.wbytes && busy && q->pr.wstart_ns) {
+		uint64_t cap = protect_div64(q->pr.wbytes << (CHOKE_PROTECT_WINDOW_LOG +
+							     PROTECT_TIME_SHIFT - 8), busy);
+		uint64_t s = protect_div64(cap << 32, protect_nflows(q->pr.flows));
+
+		q->pr.share = s > PROTECT_SHARE_MAX ? PROTECT_SHARE_MAX : s ? (uint32_t)s : 1;
+	} else if (!q->pr.flows) {
+		q->pr.share = PROTECT_SHARE_MAX;
+	}
+	/* the goal: the target, but at least three of the largest packets'
+	 * transmission times at the rate measured (a slow link cannot hold
+	 * less than a packet or two) */
+	q->pr.goal_ns = q->pr.target_ns;
+	if (q->pr.wbytes && busy) {
+		uint64_t three = protect_div64(3ull * q->pr.wmaxlen * busy, q->pr.wbytes);
+
+		if (three > q->pr.goal_ns)
+			q->pr.goal_ns = three;
+	}
+	q->pr.wbytes = 0;
+	q->pr.wmaxlen = 0;
+	q->pr.widle_ns = 0;
+	q->pr.wstart_ns = now_ns;
+	q->pr.flows = 0;
+	{
+		uint32_t i;
+
+		for (i = 0; i < CHOKE_PROTECT_BINS / 64; i++)
+			q->pr.seen[i] = 0;
+	}
+}
+
+/* The boost's correction: down by a 32nd when congested, up by a 32nd
+ * (and one) when the link was underused while protect dropped. */
+static inline void protect_correct(struct choke *q, bool congested, bool underused)
+{
+	if (congested) {
+		q->pr.boost -= q->pr.boost >> 5;
+		if (q->pr.boost < PROTECT_BOOST_ONE)
+			q->pr.boost = PROTECT_BOOST_ONE;
+	} else if (underused && (q->pr.drops || q->pr.dropped)) {
+		q->pr.boost += (q->pr.boost >> 5) + 1;
+		if (q->pr.boost > PROTECT_BOOST_MAX)
+			q->pr.boost = PROTECT_BOOST_MAX;
+	}
+	q->pr.fair = protect_fair(q);
+	q->pr.dropped = q->pr.drops != 0;
+	q->pr.drops = 0;
+}
+
+/* The end of a step (the clock just passed a multiple of 2^STEP_LOG).
+ * Without `target` it corrects the boost: congested if the average is
+ * above min and the link did not idle, underused if it idled. With
+ * `target` the boost is corrected by time instead (below); a new share
+ * (at a window's end) only changes F. */
+static inline void protect_step_end(struct choke *q, uint64_t now_ns)
+{
+	(void)now_ns;
+	if (q->pr.target_ns) {
+		q->pr.fair = protect_fair(q);
+	} else {
+		protect_correct(q, !q->pr.idled && q->qavg > q->qth_min, q->pr.idled);
+	}
+	q->pr.busy = !q->pr.idled;
+	q->pr.idled = 0;
+}
+
+/*
+ * `target`: what the flows that back off reach. The mean, over the tracked
+ * flows between half and twice the fair counter F (TCP near its share;
+ * lighter flows and floods left out), of their counters over F, in Q8,
+ * between 1/2 and 1: a flow two doublings or more above its allowance
+ * is held to the allowance times this. Where TCP cannot use its whole
+ * share (long round trips regrow slowly) a flood would otherwise take
+ * what it leaves; where TCP uses it, nothing is taken off.
+ */
+static inline void protect_unresponsive(struct choke *q)
+{
+	uint64_t f = q->pr.fair, sum = 0;
+	uint32_t i, n = 0;
+
+	for (i = 0; f && i < q->protect; i++) {
+		uint64_t r = protect_decay(q->pr.e[i].rate, q->pr.clock - q->pr.e[i].stamp);
+
+		if (!q->pr.e[i].rate || r * 2 < f || r > f * 2)
+			continue;
+		sum += r > f ? 256 : protect_div64(r << 8, f);
+		n++;
+	}
+	q->pr.unresp = n ? (uint32_t)protect_div64(sum, n) : 256;
+	if (q->pr.unresp < 128)
+		q->pr.unresp = 128;
+}
+
+/* `target`: every PROTECT_INTERVAL_NS (the first departure after it ends)
+ * the boost is corrected: congested if every delay measured in the
+ * interval was above the target (or, none measured, the packet timed now
+ * has waited longer), underused if the link idled for over a 32nd of it. */
+static inline void protect_interval_end(struct choke *q, uint64_t now_ns)
+{
+	uint64_t d = q->pr.delay_ns, span = now_ns - q->pr.step_ns;
+
+	if (d == ~0ull) /* no probe ended in the interval: the one open */
+		d = q->pr.probe != PROTECT_NONE && now_ns > q->pr.probe_ns ?
+			    now_ns - q->pr.probe_ns : 0;
+	(void)span;
+	/* an interval in which the link idled is never congested: the
+	 * flows' smallest windows may need more queue than the target */
+	protect_correct(q, d > q->pr.goal_ns && !q->pr.idle_ns, d < q->pr.goal_ns);
+	protect_unresponsive(q);
+	q->pr.idle_ns = 0;
+	q->pr.delay_ns = ~0ull;
+	q->pr.step_ns = now_ns;
+}
+
+/* `target`: the clock is time (units of 2^PROTECT_TIME_SHIFT ns): brought
+ * to now at every arrival and departure; the ends of intervals, steps and
+ * windows that passed. */
+static inline void protect_tick(struct choke *q, uint64_t now_ns)
+{
+	uint64_t was = q->pr.clock, c = now_ns >> PROTECT_TIME_SHIFT;
+
+	if (c <= was)
+		return;
+	q->pr.clock = c;
+	if (now_ns - q->pr.step_ns >= PROTECT_INTERVAL_NS)
+		protect_interval_end(q, now_ns);
+	if (!((was ^ c) >> PROTECT_STEP_LOG))
+		return;
+	if ((was ^ c) >> CHOKE_PROTECT_WINDOW_LOG)
+		protect_window_end_time(q, now_ns);
+	protect_step_end(q, now_ns);
 }
 
 #endif /* CHOKE_CORE_PROTECT_H */

@@ -5,6 +5,7 @@
 #include "http.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* RFC 9110's tchar: the characters of a method name */
@@ -20,13 +21,14 @@ static const char *http_eol(const char *p, const char *end)
 	return memchr(p, '\n', (size_t)(end - p));
 }
 
-int http_judge(const char *buf, size_t len, int *head_only)
+int http_judge(const char *buf, size_t len, int *head_only, enum http_page *page)
 {
 	const char *p = buf, *end = buf + len, *eol, *sp1, *sp2, *line_end, *target;
 	size_t mlen, tlen;
 	int status;
 
 	*head_only = 0;
+	*page = HTTP_PAGE_METRICS;
 	/* a server should ignore empty lines before the request line */
 	while (p < end && (*p == '\r' || *p == '\n'))
 		p++;
@@ -64,8 +66,10 @@ int http_judge(const char *buf, size_t len, int *head_only)
 		status = 200, *head_only = 1;
 	else
 		status = 405;
-	if (status == 200 && !((tlen == 8 || (tlen > 8 && target[8] == '?')) &&
-			       !memcmp(target, "/metrics", 8)))
+	if (status == 200 && (tlen == 1 || (tlen > 1 && target[1] == '?')) && target[0] == '/')
+		*page = HTTP_PAGE_ROOT;
+	else if (status == 200 && !((tlen == 8 || (tlen > 8 && target[8] == '?')) &&
+				    !memcmp(target, "/metrics", 8)))
 		status = 404;
 	/* the header lines, up to the empty line */
 	for (p = eol + 1;; p = eol + 1) {
@@ -79,6 +83,58 @@ int http_judge(const char *buf, size_t len, int *head_only)
 			return 400; /* no colon; or obsolete line folding */
 	}
 	return (size_t)(eol + 1 - buf) > HTTP_MAX_HEAD ? 431 : status;
+}
+
+long http_scrape_timeout_ms(const char *buf, size_t len)
+{
+	static const char name[] = "x-prometheus-scrape-timeout-seconds";
+	const size_t nlen = sizeof(name) - 1;
+	const char *p = buf, *end = buf + len, *eol, *v, *vend;
+	long ms = -1;
+	int found = 0;
+
+	while (p < end && (*p == '\r' || *p == '\n'))
+		p++;
+	eol = http_eol(p, end); /* the request line */
+	for (p = eol ? eol + 1 : end; p < end; p = eol + 1) {
+		char num[32], *stop;
+		double sec;
+		size_t i, n;
+
+		eol = http_eol(p, end);
+		if (!eol)
+			break;
+		vend = eol > p && eol[-1] == '\r' ? eol - 1 : eol;
+		if (vend == p)
+			break; /* the end of the head */
+		if ((size_t)(vend - p) <= nlen || p[nlen] != ':')
+			continue;
+		for (i = 0; i < nlen; i++)
+			if ((p[i] >= 'A' && p[i] <= 'Z' ? p[i] | 0x20 : p[i]) != name[i])
+				break;
+		if (i < nlen)
+			continue;
+		if (found++)
+			return -1; /* twice: which one? */
+		for (v = p + nlen + 1; v < vend && (*v == ' ' || *v == '\t'); v++)
+			;
+		while (vend > v && (vend[-1] == ' ' || vend[-1] == '\t'))
+			vend--;
+		n = (size_t)(vend - v);
+		if (n == 0 || n >= sizeof(num))
+			return -1;
+		memcpy(num, v, n);
+		num[n] = 0;
+		if (strspn(num, "0123456789.") < n)
+			return -1;
+		sec = strtod(num, &stop);
+		if (*stop || !(sec > 0))
+			return -1;
+		ms = sec >= 3600 ? 3600000 : (long)(sec * 1000 + 0.5);
+		if (ms < 1)
+			ms = 1;
+	}
+	return ms;
 }
 
 const char *http_reason(int status)
@@ -98,6 +154,8 @@ const char *http_reason(int status)
 		return "Request Header Fields Too Large";
 	case 500:
 		return "Internal Server Error";
+	case 503:
+		return "Service Unavailable";
 	case 505:
 		return "HTTP Version Not Supported";
 	}

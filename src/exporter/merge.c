@@ -7,24 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/om.h"
+
 static const char *const om_types[] = { "counter", "gauge", "summary", "histogram", "untyped",
 					"unknown", "info", "stateset", "gaugehistogram", NULL };
 static const char *const om_suffixes[] = { "_sum", "_count", "_bucket", "_created", "_total",
 					   "_info", "_gsum", "_gcount", NULL };
-
-void om_write_label_value(FILE *f, const char *v)
-{
-	fputc('"', f);
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			fprintf(f, "\\%c", *v);
-		else if (*v == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*v, f);
-	}
-	fputc('"', f);
-}
 
 static int om_is_name_start(int c, int colon)
 {
@@ -109,6 +97,7 @@ struct om_parse {
 	char *err;
 	size_t errlen;
 	int line;
+	const char *const *no_samples;
 };
 
 static int om_fail(struct om_parse *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -167,6 +156,9 @@ static int om_meta(struct om_set *t, struct om_family **cur, const char *l, size
 		memset(f, 0, sizeof(*f));
 		if (!(f->name = om_strndup(name, nlen)))
 			return om_fail(ps, "out of memory");
+		for (i = 0; ps->no_samples && ps->no_samples[i]; i++)
+			if (!strcmp(ps->no_samples[i], f->name))
+				f->no_samples = 1;
 		*cur = f;
 	}
 	if (is_type) {
@@ -277,6 +269,8 @@ static int om_sample(struct om_family *f, const char *l, size_t len, const char 
 		if (memchr(ts, ' ', tlen) || !om_number(ts, tlen))
 			return om_fail(ps, "after the value, not a timestamp");
 	}
+	if (f->no_samples)
+		return 0;
 	if (om_append(f, l, nlen) || om_append(f, "{", 1) || om_append(f, label, strlen(label)) ||
 	    om_append(f, "=", 1) || om_append(f, lv, lvlen) ||
 	    (labels_len && (om_append(f, ",", 1) || om_append(f, l + labels_at, labels_len))) ||
@@ -328,9 +322,10 @@ static int om_parse(struct om_set *t, const char *text, size_t len, const char *
 }
 
 int om_merge(struct om_set *set, const char *text, size_t len, const char *label,
-	     const char *value, const char *const *reserved, char *err, size_t errlen)
+	     const char *value, const char *const *reserved, const char *const *no_samples,
+	     char *err, size_t errlen)
 {
-	struct om_parse ps = { err, errlen, 0 };
+	struct om_parse ps = { err, errlen, 0, no_samples };
 	struct om_set t = { NULL, 0, 0 };
 	struct om_family *f;
 	char *lv = NULL;
@@ -343,7 +338,7 @@ int om_merge(struct om_set *set, const char *text, size_t len, const char *label
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	om_write_label_value(m, value);
+	om_label_value(m, value);
 	if (fclose(m)) {
 		free(lv);
 		snprintf(err, errlen, "out of memory");

@@ -29,6 +29,7 @@ struct om_family {
 	char *name, *type, *help; /* help may be NULL */
 	char *samples;            /* sample lines, each ending with \n */
 	size_t len, cap;
+	int no_samples;           /* its samples are checked, not kept */
 };
 
 struct om_set {
@@ -39,18 +40,18 @@ struct om_set {
 /*
  * Add the exposition text[0 .. len) to set, every sample labelled
  * label="value" (value escaped here). Family names starting with one of
- * reserved[] (NULL-terminated; NULL for none) are refused. 0, or -1 with a
- * message naming the line.
+ * reserved[] (NULL-terminated; NULL for none) are refused. The families
+ * named in no_samples[] (NULL-terminated; NULL for none) keep their HELP
+ * and TYPE but not their samples (checked all the same): series the
+ * operator did not ask for. 0, or -1 with a message naming the line.
  */
 int om_merge(struct om_set *set, const char *text, size_t len, const char *label,
-	     const char *value, const char *const *reserved, char *err, size_t errlen);
+	     const char *value, const char *const *reserved, const char *const *no_samples,
+	     char *err, size_t errlen);
 
 /* Every family: # HELP, # TYPE, its samples (no # EOF: the caller ends). */
 void om_write(FILE *f, const struct om_set *set);
 
 void om_free(struct om_set *set);
-
-/* A label value as the text format wants it: "..." with \\, \" and \n. */
-void om_write_label_value(FILE *f, const char *v);
 
 #endif

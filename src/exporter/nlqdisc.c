@@ -4,6 +4,7 @@
 #include "nlqdisc.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <linux/gen_stats.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
@@ -16,6 +17,24 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../../kmod/chokeplus.h"
+
+const struct nlq_xfield nlq_xfields[NLQ_NX] = {
+#define NLQ_X_ENTRY(f, role, name, help) { #f, name, help, role },
+	NLQ_XSTATS(NLQ_X_ENTRY)
+#undef NLQ_X_ENTRY
+};
+
+/* every field of the table is a 32-bit field of the module's xstats, at its
+ * index: a line in the wrong place or for a field it does not have fails
+ * to build */
+#define NLQ_X_CHECK(f, role, name, help)                                              \
+	_Static_assert(offsetof(struct tc_chokeplus_xstats, f) == 4 * NLQ_X_##f &&     \
+		       sizeof(((struct tc_chokeplus_xstats *)0)->f) == 4, "NLQ_XSTATS: " #f);
+NLQ_XSTATS(NLQ_X_CHECK)
+#undef NLQ_X_CHECK
+_Static_assert(sizeof(struct tc_choke_xstats) == 4 * NLQ_NX_CHOKE, "choke's five fields");
 
 /* The payload of an attribute, found by type. */
 struct nlq_attr {
@@ -99,17 +118,20 @@ static int nlq_str_is(const struct nlq_attr *a, const char *want)
 	       (a->len == n || a->p[n] == 0);
 }
 
-static void nlq_xstats(struct nlq_qdisc *q, const uint8_t *p)
+/* The extended statistics: choke's five fields, chokeplus's as many as the
+ * kernel sent that this exporter knows (NLQ_XSTATS); shorter than choke's:
+ * none. */
+static void nlq_xstats(struct nlq_qdisc *q, const uint8_t *p, size_t len)
 {
-	struct tc_choke_xstats x;
+	int i, n = q->kind == NLQ_CHOKEPLUS ? NLQ_NX : NLQ_NX_CHOKE;
 
-	memcpy(&x, p, sizeof(x));
-	q->has_xstats = 1;
-	q->early = x.early;
-	q->pdrop = x.pdrop;
-	q->other = x.other;
-	q->marked = x.marked;
-	q->matched = x.matched;
+	if (len < 4 * NLQ_NX_CHOKE)
+		return;
+	if ((size_t)n > len / 4)
+		n = (int)(len / 4);
+	for (i = 0; i < n; i++)
+		q->x[i] = nlq_u32(p + 4 * i);
+	q->nx = n;
 }
 
 static int nlq_options(struct nlq_qdisc *q, const struct nlq_attr *opt)
@@ -133,6 +155,28 @@ static int nlq_options(struct nlq_qdisc *q, const struct nlq_attr *opt)
 	if (tb[TCA_CHOKE_MAX_P].present && tb[TCA_CHOKE_MAX_P].len >= 4) {
 		q->has_max_p = 1;
 		q->max_P = nlq_u32(tb[TCA_CHOKE_MAX_P].p);
+	}
+	/* chokeplus: choke's three attributes with the same numbers, then the
+	 * variant (kmod/chokeplus.h) */
+	if (q->kind == NLQ_CHOKEPLUS) {
+		struct nlq_attr tp[TCA_CHOKEPLUS_MAX + 1];
+		struct tc_chokeplus_variant v;
+
+		if (nlq_attrs(opt->p, opt->len, tp, TCA_CHOKEPLUS_MAX))
+			return -1;
+		/* 0.1.0's module sends the first 4 bytes only; later fields
+		 * read as 0 then */
+		if (tp[TCA_CHOKEPLUS_VARIANT].present &&
+		    tp[TCA_CHOKEPLUS_VARIANT].len >= TC_CHOKEPLUS_VARIANT_V1_LEN) {
+			size_t n = tp[TCA_CHOKEPLUS_VARIANT].len;
+
+			memset(&v, 0, sizeof(v));
+			memcpy(&v, tp[TCA_CHOKEPLUS_VARIANT].p, n < sizeof(v) ? n : sizeof(v));
+			q->has_variant = 1;
+			q->variant = v.variant;
+			q->draws = v.draws;
+			q->protect = v.protect;
+		}
 	}
 	return 0;
 }
@@ -162,8 +206,8 @@ static int nlq_stats2(struct nlq_qdisc *q, const struct nlq_attr *st)
 		q->requeues = gq.requeues;
 		q->overlimits = gq.overlimits;
 	}
-	if (tb[TCA_STATS_APP].present && tb[TCA_STATS_APP].len >= sizeof(struct tc_choke_xstats))
-		nlq_xstats(q, tb[TCA_STATS_APP].p);
+	if (tb[TCA_STATS_APP].present)
+		nlq_xstats(q, tb[TCA_STATS_APP].p, tb[TCA_STATS_APP].len);
 	return 0;
 }
 
@@ -174,6 +218,7 @@ static int nlq_qdisc_msg(const uint8_t *d, size_t dlen, struct nlq_set *s, char 
 	struct nlq_attr tb[TCA_MAX + 1];
 	struct nlq_qdisc *q;
 	struct tcmsg t;
+	int kind;
 
 	if (dlen < NLMSG_ALIGN(sizeof(t))) {
 		snprintf(err, errlen, "netlink: a qdisc message of %zu bytes, shorter than "
@@ -186,7 +231,11 @@ static int nlq_qdisc_msg(const uint8_t *d, size_t dlen, struct nlq_set *s, char 
 			 "ifindex %d", t.tcm_handle >> 16, t.tcm_ifindex);
 		return -1;
 	}
-	if (!nlq_str_is(&tb[TCA_KIND], "choke"))
+	if (nlq_str_is(&tb[TCA_KIND], "choke"))
+		kind = NLQ_CHOKE;
+	else if (nlq_str_is(&tb[TCA_KIND], CHOKEPLUS_ID))
+		kind = NLQ_CHOKEPLUS;
+	else
 		return 0;
 	if (s->n >= NLQ_MAX_QDISCS) {
 		snprintf(err, errlen, "more than %d choke qdiscs; only that many are read",
@@ -207,6 +256,7 @@ static int nlq_qdisc_msg(const uint8_t *d, size_t dlen, struct nlq_set *s, char 
 	q = &s->q[s->n];
 	memset(q, 0, sizeof(*q));
 	q->ifindex = t.tcm_ifindex;
+	q->kind = kind;
 	q->handle = t.tcm_handle;
 	q->parent = t.tcm_parent;
 	if ((tb[TCA_OPTIONS].present && nlq_options(q, &tb[TCA_OPTIONS])) ||
@@ -215,8 +265,8 @@ static int nlq_qdisc_msg(const uint8_t *d, size_t dlen, struct nlq_set *s, char 
 			 "%x: of ifindex %d", t.tcm_handle >> 16, t.tcm_ifindex);
 		return -1;
 	}
-	if (tb[TCA_XSTATS].present && tb[TCA_XSTATS].len >= sizeof(struct tc_choke_xstats))
-		nlq_xstats(q, tb[TCA_XSTATS].p);
+	if (tb[TCA_XSTATS].present)
+		nlq_xstats(q, tb[TCA_XSTATS].p, tb[TCA_XSTATS].len);
 	s->n++;
 	return 0;
 }
@@ -443,12 +493,14 @@ int nlq_read(struct nlq_set *s, int timeout_ms,
 		close(fd);
 		return -1;
 	}
-	if (!seq)
-		seq = (uint32_t)time(NULL);
+	/* (the exporter's connections read at once, each on its own socket) */
+	if (!__atomic_load_n(&seq, __ATOMIC_RELAXED))
+		__atomic_store_n(&seq, (uint32_t)time(NULL), __ATOMIC_RELAXED);
 	for (tries = 0; tries < 3; tries++) {
 		s->n = 0;
 		s->intr = 0;
-		rc = nlq_dump(fd, RTM_GETQDISC, ++seq, deadline, s, buf, record, ctx, err, errlen);
+		rc = nlq_dump(fd, RTM_GETQDISC, __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED),
+			      deadline, s, buf, record, ctx, err, errlen);
 		if (rc != NLQ_INTR)
 			break;
 	}
@@ -456,7 +508,8 @@ int nlq_read(struct nlq_set *s, int timeout_ms,
 		for (i = 0; i < s->n; i++)
 			s->q[i].dev[0] = 0;
 		s->intr = 0;
-		rc = nlq_dump(fd, RTM_GETLINK, ++seq, deadline, s, buf, record, ctx, err, errlen);
+		rc = nlq_dump(fd, RTM_GETLINK, __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED),
+			      deadline, s, buf, record, ctx, err, errlen);
 		if (rc == NLQ_INTR)
 			rc = NLQ_DONE; /* read the names again */
 		else
@@ -485,6 +538,79 @@ void nlq_free(struct nlq_set *s)
 	free(s->q);
 	s->q = NULL;
 	s->n = s->cap = 0;
+}
+
+uint32_t nlq_rest(const struct nlq_qdisc *q)
+{
+	uint32_t r = q->drops;
+	int i;
+
+	for (i = 0; i < q->nx; i++)
+		if (nlq_xfields[i].role == NLQ_X_DROP)
+			r -= q->x[i];
+	if (q->kind == NLQ_CHOKEPLUS)
+		return q->nx > NLQ_X_other ? r - q->x[NLQ_X_other] : r;
+	return q->nx > NLQ_X_matched ? r - 2 * q->x[NLQ_X_matched] : r;
+}
+
+static void nlq_raw(const struct nlq_qdisc *q, uint32_t *raw)
+{
+	int i;
+
+	memset(raw, 0, NLQ_NW * sizeof(*raw));
+	raw[NLQ_W_DROPS] = q->drops;
+	raw[NLQ_W_REQUEUES] = q->requeues;
+	raw[NLQ_W_OVERLIMITS] = q->overlimits;
+	raw[NLQ_W_REST] = nlq_rest(q);
+	for (i = 0; i < q->nx; i++)
+		raw[NLQ_W_X + i] = q->x[i];
+}
+
+int nlq_widen(struct nlq_history *h, struct nlq_set *s)
+{
+	struct nlq_past *now = NULL;
+	size_t i, k;
+	int j, rc = 0;
+
+	if (h && s->n && !(now = calloc(s->n, sizeof(*now))))
+		rc = -1;
+	for (i = 0; i < s->n; i++) {
+		struct nlq_qdisc *q = &s->q[i];
+		const struct nlq_past *was = NULL;
+		uint32_t raw[NLQ_NW];
+
+		nlq_raw(q, raw);
+		for (k = 0; now && h && k < h->n && !was; k++)
+			if (h->e[k].ifindex == q->ifindex && h->e[k].handle == q->handle &&
+			    h->e[k].kind == q->kind && h->e[k].nx == q->nx &&
+			    q->bytes >= h->e[k].bytes && q->packets >= h->e[k].packets)
+				was = &h->e[k];
+		for (j = 0; j < NLQ_NW; j++)
+			q->w[j] = was ? was->w[j] + (uint32_t)(raw[j] - was->raw[j]) : raw[j];
+		if (now) {
+			now[i].ifindex = q->ifindex;
+			now[i].kind = q->kind;
+			now[i].nx = q->nx;
+			now[i].handle = q->handle;
+			now[i].bytes = q->bytes;
+			now[i].packets = q->packets;
+			memcpy(now[i].raw, raw, sizeof(raw));
+			memcpy(now[i].w, q->w, sizeof(q->w));
+		}
+	}
+	if (h) {
+		free(h->e);
+		h->e = now;
+		h->n = now ? s->n : 0;
+	}
+	return rc;
+}
+
+void nlq_history_free(struct nlq_history *h)
+{
+	free(h->e);
+	h->e = NULL;
+	h->n = 0;
 }
 
 void nlq_handle_name(uint32_t h, char *buf)

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
 /* SPDX-FileCopyrightText: 2026 The choke authors */
-/* The kernel's choke qdiscs in Prometheus's text format: see nlqdisc.h and
- * docs/operations.md (the names, their labels, what each counts). */
+/* The kernel's choke and chokeplus qdiscs in Prometheus's text format: see
+ * nlqdisc.h and docs/operations.md (the names, their labels, what each
+ * counts). */
 #include <stddef.h>
 #include <string.h>
 
+#include "../util/om.h"
 #include "choke/params.h"
-#include "merge.h"
 #include "nlqdisc.h"
 
 static void q_family(FILE *f, const char *name, const char *type, const char *help)
@@ -14,14 +15,14 @@ static void q_family(FILE *f, const char *name, const char *type, const char *he
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* name{dev="eth0",handle="10:",parent="1:1" (the caller may add labels and
- * closes with q_end) */
+/* name{device="eth0",handle="10:",parent="1:1" (the caller may add labels
+ * and closes with q_end) */
 static void q_start(FILE *f, const char *name, const struct nlq_qdisc *q)
 {
 	char h[NLQ_HANDLE_LEN];
 
-	fprintf(f, "%s{dev=", name);
-	om_write_label_value(f, q->dev);
+	fprintf(f, "%s{device=", name);
+	om_label_value(f, q->dev);
 	nlq_handle_name(q->handle, h);
 	fprintf(f, ",handle=\"%s\"", h);
 	nlq_handle_name(q->parent, h);
@@ -33,10 +34,12 @@ static void q_end(FILE *f, uint64_t v)
 	fprintf(f, "} %llu\n", (unsigned long long)v);
 }
 
-enum { QV_BYTES, QV_PACKETS, QV_OVERLIMITS, QV_REQUEUES, QV_MATCHED, QV_MARKED, QV_QLEN,
-       QV_BACKLOG, QV_LIMIT, QV_MIN, QV_MAX };
+enum { QV_BYTES, QV_PACKETS, QV_OVERLIMITS, QV_REQUEUES, QV_XSTATS, QV_QLEN, QV_BACKLOG,
+       QV_LIMIT, QV_MIN, QV_MAX };
 
-/* one value per qdisc, when the kernel sent the attribute it comes from */
+/* one value per qdisc, when the kernel sent the attribute it comes from;
+ * QV_XSTATS stands for the counters of the extended statistics
+ * (NLQ_X_COUNTER and NLQ_X_MATCHED, nlqdisc.h) */
 static const struct {
 	const char *name, *type, *help;
 	int what;
@@ -50,12 +53,7 @@ static const struct {
 	  QV_OVERLIMITS },
 	{ "choke_qdisc_requeues_total", "counter",
 	  "Packets the device gave back to the qdisc (tc: requeues).", QV_REQUEUES },
-	{ "choke_qdisc_matched_packets_total", "counter",
-	  "Arrivals that matched the flow of a randomly drawn queued packet; each "
-	  "match drops both (tc: matched).", QV_MATCHED },
-	{ "choke_qdisc_marked_packets_total", "counter",
-	  "Packets marked Congestion Experienced (ECN) instead of dropped (tc: marked).",
-	  QV_MARKED },
+	{ NULL, NULL, NULL, QV_XSTATS },
 	{ "choke_qdisc_queue_packets", "gauge", "Packets queued now (tc: backlog Np).",
 	  QV_QLEN },
 	{ "choke_qdisc_queue_bytes", "gauge", "Bytes queued now (tc: backlog Nb).", QV_BACKLOG },
@@ -78,13 +76,9 @@ static long long q_value(const struct nlq_qdisc *q, int what)
 	case QV_PACKETS:
 		return q->has_basic ? (long long)q->packets : -1;
 	case QV_OVERLIMITS:
-		return q->has_queue ? (long long)q->overlimits : -1;
+		return q->has_queue ? (long long)q->w[NLQ_W_OVERLIMITS] : -1;
 	case QV_REQUEUES:
-		return q->has_queue ? (long long)q->requeues : -1;
-	case QV_MATCHED:
-		return q->has_xstats ? (long long)q->matched : -1;
-	case QV_MARKED:
-		return q->has_xstats ? (long long)q->marked : -1;
+		return q->has_queue ? (long long)q->w[NLQ_W_REQUEUES] : -1;
 	case QV_QLEN:
 		return q->has_queue ? (long long)q->qlen : -1;
 	case QV_BACKLOG:
@@ -98,39 +92,81 @@ static long long q_value(const struct nlq_qdisc *q, int what)
 	}
 }
 
+/* the extended statistics' own counters: choke_qdisc_NAME_total */
+static void q_xcounters(FILE *f, const struct nlq_set *s)
+{
+	char name[96];
+	size_t i;
+	int k;
+
+	for (k = 0; k < NLQ_NX; k++) {
+		const struct nlq_xfield *x = &nlq_xfields[k];
+
+		if (x->role != NLQ_X_COUNTER && x->role != NLQ_X_MATCHED)
+			continue;
+		snprintf(name, sizeof(name), "choke_qdisc_%s_total", x->name);
+		q_family(f, name, "counter", x->help);
+		for (i = 0; i < s->n; i++) {
+			if (s->q[i].nx <= k)
+				continue;
+			q_start(f, name, &s->q[i]);
+			q_end(f, s->q[i].w[NLQ_W_X + k]);
+		}
+	}
+}
+
+static void q_reason(FILE *f, const struct nlq_qdisc *q, const char *reason, uint64_t v)
+{
+	q_start(f, "choke_qdisc_dropped_packets_total", q);
+	fprintf(f, ",reason=\"%s\"", reason);
+	q_end(f, v);
+}
+
 /*
- * Drops by reason, adding up to the kernel's own count (tc: dropped): early
- * (RED's probabilistic and forced drops), limit (the queue full: pdrop),
- * match (two per matched arrival: the arrival and the queued packet it
- * matched, in mainline as in sch_libchoke), other (the rest: packets a reset
- * or a change dropped). The kernel's counters are 32 bits wide and so is
- * this arithmetic, which keeps `other` right across a wrap.
+ * Drops by reason, adding up to the kernel's own count (tc: dropped): the
+ * extended statistics' reasons (NLQ_X_DROP: early, limit, protect...),
+ * match (choke: two per matched arrival, the arrival and the queued packet
+ * it matched, in mainline as in sch_libchoke; chokeplus: what the count
+ * leaves after the other reasons, since draws N takes up to N victims per
+ * arrival), other (choke: what the count leaves; chokeplus: the kernel's
+ * own count of what a reset or a change dropped). Every 32-bit counter
+ * through its 64-bit widening (nlq_widen), the remainder too, so the
+ * reasons stay right across a wrap.
  */
 static void q_drops(FILE *f, const struct nlq_set *s)
 {
-	static const char *const reason[] = { "early", "limit", "match", "other" };
-	size_t i;
-	int r;
+	char help[1024];
+	size_t i, hl;
+	int k;
 
-	q_family(f, "choke_qdisc_dropped_packets_total", "counter",
-		 "Packets dropped, by reason: early (RED's probability, or the average "
-		 "above max), limit (queue full), match (CHOKe: the arrival and the queued "
-		 "packet it matched), other (reset or change); together tc's dropped.");
+	hl = (size_t)snprintf(help, sizeof(help), "Packets dropped, by reason:");
+	for (k = 0; k < NLQ_NX; k++)
+		if (nlq_xfields[k].role == NLQ_X_DROP && hl < sizeof(help))
+			hl += (size_t)snprintf(help + hl, sizeof(help) - hl, " %s,",
+					       nlq_xfields[k].help);
+	if (hl < sizeof(help))
+		snprintf(help + hl, sizeof(help) - hl,
+			 " match (CHOKe: the arrival and the queued packets it matched), other "
+			 "(reset or change); together tc's dropped.");
+	q_family(f, "choke_qdisc_dropped_packets_total", "counter", help);
 	for (i = 0; i < s->n; i++) {
 		const struct nlq_qdisc *q = &s->q[i];
-		uint32_t v[4];
+		uint64_t match, other;
 
-		if (!q->has_queue || !q->has_xstats)
+		if (!q->has_queue || q->nx < NLQ_NX_CHOKE)
 			continue;
-		v[0] = q->early;
-		v[1] = q->pdrop;
-		v[2] = 2 * q->matched;
-		v[3] = q->drops - q->early - q->pdrop - 2 * q->matched;
-		for (r = 0; r < 4; r++) {
-			q_start(f, "choke_qdisc_dropped_packets_total", q);
-			fprintf(f, ",reason=\"%s\"", reason[r]);
-			q_end(f, v[r]);
+		for (k = 0; k < q->nx; k++)
+			if (nlq_xfields[k].role == NLQ_X_DROP)
+				q_reason(f, q, nlq_xfields[k].name, q->w[NLQ_W_X + k]);
+		if (q->kind == NLQ_CHOKEPLUS) {
+			match = q->w[NLQ_W_REST];
+			other = q->w[NLQ_W_X + NLQ_X_other];
+		} else {
+			match = 2 * q->w[NLQ_W_X + NLQ_X_matched];
+			other = q->w[NLQ_W_REST];
 		}
+		q_reason(f, q, "match", match);
+		q_reason(f, q, "other", other);
 	}
 }
 
@@ -141,7 +177,8 @@ static void q_info(FILE *f, const struct nlq_set *s)
 	size_t i;
 
 	q_family(f, "choke_qdisc_info", "gauge",
-		 "The qdisc's parameters as `tc -d qdisc show` words, value 1.");
+		 "The qdisc's id (kind: choke or chokeplus) and parameters as `tc -d qdisc "
+		 "show` words, value 1.");
 	for (i = 0; i < s->n; i++) {
 		const struct nlq_qdisc *q = &s->q[i];
 
@@ -157,10 +194,15 @@ static void q_info(FILE *f, const struct nlq_set *s)
 		c.Scell_log = q->Scell_log;
 		c.flags = q->flags;
 		c.max_P = q->has_max_p ? q->max_P : 0;
+		if (q->has_variant) {
+			c.variant = q->variant;
+			c.draws = q->draws;
+			c.protect = q->protect;
+		}
 		choke_params_format(&c, words, sizeof(words));
 		q_start(f, "choke_qdisc_info", q);
-		fputs(",params=", f);
-		om_write_label_value(f, words);
+		fprintf(f, ",kind=\"%s\",params=", q->kind == NLQ_CHOKEPLUS ? "chokeplus" : "choke");
+		om_label_value(f, words);
 		q_end(f, 1);
 	}
 }
@@ -171,6 +213,10 @@ void nlq_write_metrics(FILE *f, const struct nlq_set *s)
 	long long v;
 
 	for (k = 0; k < sizeof(q_simple) / sizeof(q_simple[0]); k++) {
+		if (q_simple[k].what == QV_XSTATS) {
+			q_xcounters(f, s);
+			continue;
+		}
 		q_family(f, q_simple[k].name, q_simple[k].type, q_simple[k].help);
 		for (i = 0; i < s->n; i++) {
 			v = q_value(&s->q[i], q_simple[k].what);

@@ -14,6 +14,7 @@
  */
 #include "choke/params.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -126,6 +127,50 @@ static int tc_get_size(uint32_t *size, const char *str)
 	*size = cvt_u32(sz);
 	if ((double)*size != floor(sz))
 		return -1;
+	return 0;
+}
+
+/* tc's get_time(): a number with s, sec, secs, ms, msec, msecs, us, usec,
+ * usecs (no unit: microseconds), into microseconds; -1 if it is not one,
+ * negative or above 2^32 - 1 microseconds. */
+static int tc_get_time_us(const char *str, uint32_t *us)
+{
+	double t;
+	char *p;
+
+	t = strtod(str, &p);
+	if (p == str || !(t >= 0))
+		return -1;
+	if (*p) {
+		if (!strcasecmp(p, "s") || !strcasecmp(p, "sec") || !strcasecmp(p, "secs"))
+			t *= 1e6;
+		else if (!strcasecmp(p, "ms") || !strcasecmp(p, "msec") ||
+			 !strcasecmp(p, "msecs"))
+			t *= 1e3;
+		else if (strcasecmp(p, "us") && strcasecmp(p, "usec") && strcasecmp(p, "usecs"))
+			return -1;
+	}
+	if (t > 4294967295.0)
+		return -1;
+	*us = (uint32_t)floor(t + 0.5);
+	return 0;
+}
+
+/* Is a threshold's value a time (a number and one of get_time's units)? */
+static int is_time_value(const char *v)
+{
+	static const char *const units[] = { "s", "sec", "secs", "ms", "msec", "msecs",
+					     "us", "usec", "usecs" };
+	const char *p = v;
+	size_t i;
+
+	while (*p && (isdigit((unsigned char)*p) || *p == '.'))
+		p++;
+	if (p == v)
+		return 0;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(p, units[i]))
+			return 1;
 	return 0;
 }
 
@@ -404,7 +449,8 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 	uint64_t rate = 0;
 	int ecn = 0, harddrop = 0, ared = 0, nodrop = 0, have_rate = 0, byte_mode = 0, wide, wlog;
 	const char *variant_word = NULL; /* the draw variant's word, if one was given */
-	uint32_t qmin_b, qmax_b;
+	uint32_t qmin_b, qmax_b, min_us = 0, max_us = 0, target_us = 0;
+	int min_time = 0, max_time = 0, sparse = 0, by = -1;
 	const char *why;
 
 	if (!opts)
@@ -461,12 +507,22 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 			ared = 1; /* tc red's ARED flag (choke's adaptive is the variant) */
 		} else if (!strcmp(w, "nodrop") && kind == CHOKE_KIND_RED) {
 			nodrop = 1;
-		} else if (!strcmp(w, "min")) {
-			if (tc_get_unsigned(&c->qth_min, v))
-				return fail(err, errlen, "Illegal \"min\": %s", v);
-		} else if (!strcmp(w, "max")) {
-			if (tc_get_unsigned(&c->qth_max, v))
-				return fail(err, errlen, "Illegal \"max\": %s", v);
+		} else if (!strcmp(w, "min") || !strcmp(w, "max")) {
+			int mx = !strcmp(w, "max");
+
+			/* beyond tc: a time, converted at the bandwidth below */
+			if (!opts->strict_tc && is_time_value(v)) {
+				if (tc_get_time_us(v, mx ? &max_us : &min_us) ||
+				    !(mx ? max_us : min_us))
+					return fail(err, errlen, "Illegal \"%s\": %s (a time "
+						    "such as 5ms, above 0)", w, v);
+				*(mx ? &max_time : &min_time) = 1;
+				*(mx ? &c->qth_max : &c->qth_min) = 0;
+			} else {
+				if (tc_get_unsigned(mx ? &c->qth_max : &c->qth_min, v))
+					return fail(err, errlen, "Illegal \"%s\": %s", w, v);
+				*(mx ? &max_time : &min_time) = 0;
+			}
 		} else if (!strcmp(w, "burst")) {
 			if (tc_get_unsigned(&burst, v))
 				return fail(err, errlen, "Illegal \"burst\": %s", v);
@@ -478,7 +534,9 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 				return fail(err, errlen, "Illegal \"probability\": %s", v);
 		} else if (!opts->strict_tc && kind != CHOKE_KIND_CHOKE &&
 			   (!strcmp(w, "draws") || !strcmp(w, "adaptive") ||
-			    !strcmp(w, "geometric") || !strcmp(w, "protect"))) {
+			    !strcmp(w, "geometric") || !strcmp(w, "protect") ||
+			    !strcmp(w, "sparse") || !strcmp(w, "target") ||
+			    choke_protect_by_from_word(w) >= 0)) {
 			return fail(err, errlen, "\"%s\" applies to choke only", w);
 		} else if (!opts->strict_tc && (!strcmp(w, "draws") || !strcmp(w, "adaptive") ||
 						!strcmp(w, "geometric"))) {
@@ -525,6 +583,20 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 			c->protect = (uint16_t)n;
 		} else if (!opts->strict_tc && !strcmp(w, "bytes")) {
 			byte_mode = 1;
+		} else if (!opts->strict_tc && !strcmp(w, "sparse")) {
+			sparse = 1;
+		} else if (!opts->strict_tc && !strcmp(w, "target")) {
+			if (!v || tc_get_time_us(v, &target_us) || !target_us ||
+			    target_us > CHOKE_TARGET_MAX_US)
+				return fail(err, errlen, "\"target\" needs a time from 1us to 1s, "
+					    "such as 5ms");
+			argc--, argv++;
+		} else if (!opts->strict_tc && choke_protect_by_from_word(w) >= 0) {
+			if (by >= 0 && by != choke_protect_by_from_word(w))
+				return fail(err, errlen, "\"%s\" and \"%s\" are alternatives: "
+					    "protect shares among one of flows, srchost, dsthost "
+					    "and hosts", choke_protect_by_name(by), w);
+			by = choke_protect_by_from_word(w);
 		} else if (!strcmp(w, "help")) {
 			explain(err, errlen);
 			return CHOKE_EINVAL;
@@ -540,9 +612,26 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 			    "missing%s", have_rate && !rate ?
 			    " (the bandwidth rounds to 0 bytes/s)" : "");
 
-	if (c->protect && byte_mode)
-		return fail(err, errlen, "protect counts packets: it does not combine "
-			    "with bytes");
+	if ((target_us || by >= 0) && !c->protect)
+		return fail(err, errlen, "\"%s\" goes with protect (it says how protect "
+			    "shares the link)", target_us ? "target" : choke_protect_by_name(by));
+	c->target_us = target_us;
+	c->protect_by = (uint8_t)(by > 0 ? by : 0);
+	c->sparse = (uint8_t)sparse;
+	/* thresholds given as times: the bytes the bandwidth sends in them,
+	 * in packets of avpkt (at least one) or, in byte mode, in bytes */
+	if (min_time || max_time) {
+		double per = byte_mode ? 1.0 : (avpkt ? (double)avpkt : 1.0);
+		double qmin = (double)min_us * 1e-6 * (double)rate / per;
+		double qmax = (double)max_us * 1e-6 * (double)rate / per;
+
+		if (min_time)
+			c->qth_min = qmin < 1 ? 1 : qmin > 4294967295.0 ? 0xffffffffu
+									 : (uint32_t)ceil(qmin);
+		if (max_time)
+			c->qth_max = qmax < 1 ? 1 : qmax > 4294967295.0 ? 0xffffffffu
+									 : (uint32_t)ceil(qmax);
+	}
 
 	/* Sally Floyd's defaults, in tc's integer arithmetic (in byte mode as
 	 * tc's red computes them, in bytes) */
@@ -687,6 +776,12 @@ int choke_params_words(const struct choke_params *p, char *buf, size_t len)
 		append(buf, len, &n, " adaptive");
 	if (c->protect)
 		append(buf, len, &n, " protect %u", c->protect);
+	if (c->protect_by)
+		append(buf, len, &n, " %s", choke_protect_by_name(c->protect_by));
+	if (c->target_us)
+		append(buf, len, &n, " target %uus", c->target_us);
+	if (c->sparse)
+		append(buf, len, &n, " sparse");
 	if (c->limit_bytes)
 		append(buf, len, &n, " bytes");
 	return (int)n;
@@ -698,7 +793,7 @@ int choke_params_format(const struct choke_config *c, char *buf, size_t len)
 
 	const char *u = c->limit_bytes ? "b" : "p";
 	uint32_t lim = c->limit_bytes ? c->limit_bytes : c->limit;
-	char var[48] = "";
+	char var[96] = "";
 	size_t vl = 0;
 
 	if (c->kind == CHOKE_KIND_FIFO)
@@ -710,7 +805,14 @@ int choke_params_format(const struct choke_config *c, char *buf, size_t len)
 	else if (c->variant == CHOKE_VAR_GEOMETRIC)
 		vl = (size_t)snprintf(var, sizeof(var), "geometric %u ", c->draws);
 	if (c->protect)
-		snprintf(var + vl, sizeof(var) - vl, "protect %u ", c->protect);
+		vl += (size_t)snprintf(var + vl, sizeof(var) - vl, "protect %u ", c->protect);
+	if (c->protect_by && vl < sizeof(var))
+		vl += (size_t)snprintf(var + vl, sizeof(var) - vl, "%s ",
+				       choke_protect_by_name(c->protect_by));
+	if (c->target_us && vl < sizeof(var))
+		vl += (size_t)snprintf(var + vl, sizeof(var) - vl, "target %uus ", c->target_us);
+	if (c->sparse && vl < sizeof(var))
+		snprintf(var + vl, sizeof(var) - vl, "sparse ");
 	n = snprintf(buf, len, "limit %u%s min %u%s max %u%s %s%s%s%s%s%sewma %u ",
 		     lim, u, c->qth_min, u, c->qth_max, u, var,
 		     c->limit_bytes ? "bytes " : "",

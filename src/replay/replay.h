@@ -21,10 +21,23 @@
 #define REPLAY_HH_K 64
 
 /* What is refused in a capture (docs/inputs.md): records longer than this
- * (captured or original length; libpcap's own bound for Ethernet), and
- * timestamps more than REPLAY_MAX_GAP_NS away from the previous record. */
+ * (captured or original length; libpcap's own bound for Ethernet). */
 #define REPLAY_MAX_LEN (256u * 1024)
-#define REPLAY_MAX_GAP_NS (86400ull * 1000000000u) /* one day */
+
+/*
+ * Time (docs/replay.md): records are put in order of time in a window of
+ * REPLAY_REORDER_MAX records (and, with --write, REPLAY_REORDER_BYTES of
+ * their bytes), released once the capture's time is REPLAY_REORDER_NS past
+ * them. A step back of more than REPLAY_REORDER_NS is the capture's clock
+ * stepping back: the records after it keep their spacing and follow on.
+ * The replay's clock ends at REPLAY_TIME_MAX. Gaps of more than
+ * REPLAY_LONG_GAP_NS are idle time, counted.
+ */
+#define REPLAY_REORDER_NS 1000000000ull /* one second */
+#define REPLAY_REORDER_MAX 65536u       /* a power of 2 */
+#define REPLAY_REORDER_BYTES (64ull << 20)
+#define REPLAY_TIME_MAX (1ull << 63)
+#define REPLAY_LONG_GAP_NS (86400ull * 1000000000u) /* one day */
 
 struct replay_opts {
 	const char *file;       /* pcap or pcapng; "-" is standard input */
@@ -69,16 +82,25 @@ struct replay_result {
 	int linktype;
 	uint64_t packets_read;     /* records in the file */
 	uint64_t truncated_records; /* caplen < len */
-	uint64_t reordered;        /* timestamps that went backwards (held) */
+	/* timestamps earlier than the latest before them, and what became of
+	 * them: put in order (their time kept), held at the time of the last
+	 * record released (the window no longer had the records they go
+	 * before, or the replay's clock ended), or a step back of the
+	 * capture's clock (the records from there on shifted) */
+	uint64_t reordered, sorted, held, steps_back;
+	uint64_t long_gaps;        /* steps forward of more than a day */
 	/* records skipped (refused with strict), by reason: */
 	uint64_t skipped_caplen;   /* captured length above the file's snaplen */
 	uint64_t skipped_len;      /* original length 0, below the captured
 				    * length or above REPLAY_MAX_LEN */
-	uint64_t skipped_time;     /* timestamp not a time, or more than
-				    * REPLAY_MAX_GAP_NS from the previous */
+	uint64_t skipped_time;     /* timestamp not a time */
 	int snaplen;               /* the file's (libpcap's view of it) */
 	char first_skip[224];      /* "record N: why" of the first skipped */
-	double capture_seconds;    /* first to last timestamp */
+	/* the file ends inside a record: everything before it was replayed;
+	 * cut_msg says where */
+	int cut;
+	char cut_msg[256];
+	double capture_seconds;    /* first to last timestamp (as replayed) */
 	double end_seconds;        /* until the queue drained */
 	struct replay_flow *flows;
 	uint32_t nflows;
@@ -96,11 +118,12 @@ struct replay_result {
 };
 
 /*
- * Run the replay. Returns 0, or a negative errno with a message in err
- * (nothing printed): -EINVAL bad options, -ENOENT/-EIO an unreadable,
- * corrupt or truncated file (libpcap's message), -ENOTSUP an unsupported
- * link type, -EBADMSG a record refused with strict, -EINTR stopped,
- * -ENOMEM, -EIO writing. On error nothing in *res is valid.
+ * Run the replay. Returns 0 (with res->cut set when the file ends inside
+ * a record: the results cover every record before it), or a negative errno
+ * with a message in err (nothing printed): -EINVAL bad options,
+ * -ENOENT/-EIO an unreadable or corrupt file, -ENOTSUP an unsupported link
+ * type, -EBADMSG a record or a cut end refused with strict, -EINTR
+ * stopped, -ENOMEM, -EIO writing. On error nothing in *res is valid.
  */
 CHOKE_MUST_CHECK int replay_run(const struct replay_opts *o, struct replay_result *res, char *err,
 	       size_t errlen);

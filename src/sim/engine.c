@@ -86,6 +86,7 @@ struct sim_flow {
 	struct sim_rng rng;
 	struct tcp_params tp; /* TCP with its own transfer size */
 	uint32_t series_seen; /* last series interval it sent in, + 1 */
+	uint32_t id;          /* the identity protect shares among (as_id) */
 	/* measured */
 	struct sim_flow_result r;
 	struct tcp_stats tcp0; /* sender counters at the warm-up */
@@ -127,6 +128,9 @@ struct sim {
 	struct sim_series_point *ser;
 	uint32_t nser;
 	uint64_t ser_last; /* the queue is accounted up to here */
+	/* the light flows' round trips, ns (cfg->light_rtt, measured period) */
+	uint64_t *lrtt;
+	size_t nlrtt, caplrtt;
 };
 
 static void fail(struct sim *s, const char *msg)
@@ -339,7 +343,10 @@ static void btl_arrive(struct sim *s, uint32_t i)
 		ser_arrival(s, k->flow);
 	pf = (k->flags & TCP_F_ECT) ? CHOKE_PKT_ECN_CAPABLE : 0;
 	k->t_enq = s->now;
-	r = choke_enqueue(&s->q, pkt_ref(i), k->len, k->flow, pf, s->now, &v);
+	if (choke_protect_by(&s->q) == CHOKE_PROTECT_BY_FLOW)
+		r = choke_enqueue(&s->q, pkt_ref(i), k->len, k->flow, pf, s->now, &v);
+	else
+		r = choke_enqueue_as(&s->q, pkt_ref(i), k->len, k->flow, f->id, pf, s->now, &v);
 	if (s->measuring)
 		choke_hh_add_verdict(&s->hh, k->flow, r, &v, NULL);
 	for (j = 0; j < v.nvictims; j++) {
@@ -500,6 +507,27 @@ static void udp_emit(struct sim *s, uint32_t fi)
 	push(s, next, EV(EV_UDP, fi));
 }
 
+/* A light flow's packet reached its receiver: its round trip is the time
+ * since it entered the bottleneck's queue, plus the access link before it
+ * (transmission and delay: a light flow does not queue there) and its
+ * flow's fixed return path (an ACK's). */
+static void light_rtt_add(struct sim *s, const struct sim_flow *f, const struct sim_pkt *k)
+{
+	if (s->nlrtt == s->caplrtt) {
+		size_t cap = s->caplrtt ? 2 * s->caplrtt : 1024;
+		uint64_t *n = realloc(s->lrtt, cap * sizeof(*n));
+
+		if (!n) {
+			fail(s, "out of memory (round trips)");
+			return;
+		}
+		s->lrtt = n;
+		s->caplrtt = cap;
+	}
+	s->lrtt[s->nlrtt++] = s->now - k->t_enq + f->access_tx + f->cfg->access_delay_ns +
+			      f->rev_delay;
+}
+
 static void deliver(struct sim *s, uint32_t i)
 {
 	struct sim_pkt *k = &s->pkt[i];
@@ -509,6 +537,8 @@ static void deliver(struct sim *s, uint32_t i)
 	if (f->cls == SIM_UDP) {
 		if (s->measuring)
 			f->r.goodput_bytes += k->len;
+		if (s->measuring && s->cfg->light_rtt && f->group == SIM_G_LIGHT)
+			light_rtt_add(s, f, k);
 	} else {
 		int n = tcp_rcv_segment(&f->rcv, k->seq, k->flags, s->now);
 
@@ -617,6 +647,23 @@ static void on_event(struct sim *s, uint32_t ref)
 	}
 }
 
+/*
+ * The identity protect shares the link among (choke_enqueue_as), by
+ * protect's `srchost`, `dsthost` or `hosts`: a flow's host (tcp_hosts) for
+ * the source, a flow without one being a host of its own; one receiving
+ * host for all (the dumbbell's right side), so `dsthost` makes every flow
+ * one identity and `hosts` (the pair) is the source's. Host identities are
+ * numbered after the flows.
+ */
+static uint32_t as_id(const struct sim_config *c, uint32_t i, int by)
+{
+	if (by == CHOKE_PROTECT_BY_DSTHOST)
+		return 0;
+	if (by == CHOKE_PROTECT_BY_FLOW || !c->flows[i].host)
+		return i;
+	return c->nflows + c->flows[i].host;
+}
+
 static int setup(struct sim *s, const struct sim_config *c)
 {
 	uint32_t i;
@@ -671,6 +718,7 @@ static int setup(struct sim *s, const struct sim_config *c)
 		f->cfg = fc;
 		f->cls = fc->cls;
 		f->group = fc->group;
+		f->id = as_id(c, i, choke_protect_by(&s->q));
 		pipe_init(&f->access);
 		pipe_init(&f->acks);
 		f->r.cls = fc->cls;
@@ -862,7 +910,34 @@ static void teardown(struct sim *s)
 	free(s->pkt);
 	free(s->hh_mem);
 	free(s->ser);
+	free(s->lrtt);
 	sim_heap_free(&s->heap);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The light flows' round trips: mean, median and 99th percentile (nearest
+ * rank), max, in ms. */
+static void light_rtt_stats(struct sim *s, struct sim_result *res)
+{
+	double sum = 0;
+	size_t i, n = s->nlrtt;
+
+	res->light_rtt_n = n;
+	if (!n)
+		return;
+	qsort(s->lrtt, n, sizeof(*s->lrtt), cmp_u64);
+	for (i = 0; i < n; i++)
+		sum += (double)s->lrtt[i];
+	res->light_rtt_ms_mean = sum / (double)n * 1e-6;
+	res->light_rtt_ms_median = (double)s->lrtt[(n - 1) / 2] * 1e-6;
+	res->light_rtt_ms_p99 = (double)s->lrtt[(n * 99 + 99) / 100 - 1] * 1e-6;
+	res->light_rtt_ms_max = (double)s->lrtt[n - 1] * 1e-6;
 }
 
 int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
@@ -908,6 +983,7 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 		return -1;
 	}
 	collect(&s, res);
+	light_rtt_stats(&s, res);
 	res->events = events;
 	teardown(&s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

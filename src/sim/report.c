@@ -215,6 +215,58 @@ static void web_stats(const struct sim_run *r, struct web_stats *w)
 	free(t);
 }
 
+/* tcp_hosts: each host's long TCP flows' bytes through the bottleneck (an
+ * array to free; NULL when out of memory), their sum and all the bytes the
+ * bottleneck sent */
+static double *host_bytes(const struct sim_run *r, double *tot, double *all)
+{
+	double *b = calloc(r->setup.nhosts ? r->setup.nhosts : 1, sizeof(*b));
+	uint32_t i, h;
+
+	if (!b)
+		return NULL;
+	*tot = 0;
+	for (i = 0; i < r->res.nflows && i < r->setup.cfg.nflows; i++) {
+		h = r->setup.cfg.flows[i].host;
+		if (h && h <= r->setup.nhosts) {
+			b[h - 1] += (double)r->res.flows[i].link_bytes;
+			*tot += (double)r->res.flows[i].link_bytes;
+		}
+	}
+	*all = (double)r->res.link_bytes[0] + (double)r->res.link_bytes[1];
+	return b;
+}
+
+static uint32_t host_flows(const struct sim_run *r, uint32_t h)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < r->setup.cfg.nflows; i++)
+		n += r->setup.cfg.flows[i].host == h;
+	return n;
+}
+
+/* each host's share of the link, of the long TCP flows' bytes over an even
+ * split among the hosts, and Jain's index over the hosts */
+static void hosts_text(FILE *f, const struct sim_run *r)
+{
+	uint32_t n = r->setup.nhosts, h;
+	double tot, all, *b = host_bytes(r, &tot, &all);
+
+	if (!b)
+		return;
+	fprintf(f, "\n%-6s %7s %9s %9s %12s\n", "host", "flows", "share", "goodput",
+		"TCP / even");
+	for (h = 0; h < n; h++)
+		fprintf(f, "%-6u %7u %9.4f %9.4f %12.4f\n", h + 1, host_flows(r, h + 1),
+			all > 0 ? b[h] / all : 0, b[h] * 8 / (r->res.measured_s > 0 ?
+							    r->res.measured_s : 1) / 1e6,
+			tot > 0 ? b[h] / tot * n : 0);
+	fprintf(f, "Jain's index over the hosts  %.4f (their long TCP flows' bytes)\n",
+		sim_jain(b, n) < 0 ? 0 : sim_jain(b, n));
+	free(b);
+}
+
 static void groups_text(FILE *f, const struct sim_run *r)
 {
 	const struct sim_result *res = &r->res;
@@ -249,6 +301,14 @@ static void groups_text(FILE *f, const struct sim_run *r)
 	if (res->jain_all >= 0)
 		fprintf(f, "Jain's index over all flows  %.4f (long TCP, floods and light flows)\n",
 			res->jain_all);
+	if (s->cfg.light_rtt) {
+		fprintf(f, "light flows' round trips     %llu", (unsigned long long)res->light_rtt_n);
+		if (res->light_rtt_n)
+			fprintf(f, ": mean %.3f ms, median %.3f ms, 99th percentile %.3f ms, "
+				"max %.3f ms", res->light_rtt_ms_mean, res->light_rtt_ms_median,
+				res->light_rtt_ms_p99, res->light_rtt_ms_max);
+		fputc('\n', f);
+	}
 	if (s->nweb) {
 		struct web_stats w;
 
@@ -369,6 +429,8 @@ void sim_report_text(FILE *f, const struct sim_run *r, int all_flows)
 	}
 	if (ext)
 		groups_text(f, r);
+	if (s->nhosts)
+		hosts_text(f, r);
 	fprintf(f, "\nlink utilisation             %.4f\n", res->utilization);
 	if (res->jain_tcp >= 0)
 		fprintf(f, "Jain's index over TCP flows  %.4f\n", res->jain_tcp);
@@ -479,6 +541,47 @@ static void json_u64s(FILE *f, const char *name, const struct sim_result *res, s
 	fputc(']', f);
 }
 
+/* "mean":..,"median":..,"<pname>":..,"max":.. (a distribution's summary) */
+static void json_spread(FILE *f, double mean, double median, const char *pname, double p,
+			double max)
+{
+	fprintf(f, "\"mean\":");
+	jnum(f, mean);
+	fprintf(f, ",\"median\":");
+	jnum(f, median);
+	fprintf(f, ",\"%s\":", pname);
+	jnum(f, p);
+	fprintf(f, ",\"max\":");
+	jnum(f, max);
+}
+
+/* tcp_hosts: "hosts": [{flows, link_share, goodput_mbps, tcp_over_even}],
+ * "jain_hosts" */
+static void hosts_json(FILE *f, const struct sim_run *r)
+{
+	uint32_t n = r->setup.nhosts, h;
+	double tot, all, secs = r->res.measured_s, *b = host_bytes(r, &tot, &all);
+
+	if (!b)
+		return;
+	fprintf(f, ",\"hosts\":[");
+	for (h = 0; h < n; h++) {
+		fprintf(f, "%s{\"flows\":%u,\"link_share\":", h ? "," : "", host_flows(r, h + 1));
+		jnum(f, all > 0 ? b[h] / all : 0);
+		fprintf(f, ",\"goodput_mbps\":");
+		jnum(f, secs > 0 ? b[h] * 8 / secs / 1e6 : 0);
+		fprintf(f, ",\"tcp_over_even\":");
+		jnum(f, tot > 0 ? b[h] / tot * n : 0);
+		fputc('}', f);
+	}
+	fprintf(f, "],\"jain_hosts\":");
+	if (sim_jain(b, n) >= 0)
+		jnum(f, sim_jain(b, n));
+	else
+		fprintf(f, "null");
+	free(b);
+}
+
 /* by group, the short transfers and the time series */
 static void groups_json(FILE *f, const struct sim_run *r, int prot)
 {
@@ -510,6 +613,13 @@ static void groups_json(FILE *f, const struct sim_run *r, int prot)
 			fprintf(f, "null");
 		fprintf(f, ",\"drops\":");
 		json_drops(f, res->group_drops[g], prot);
+		if (g == SIM_G_LIGHT && s->cfg.light_rtt) {
+			fprintf(f, ",\"rtt_ms\":{\"n\":%llu,",
+				(unsigned long long)res->light_rtt_n);
+			json_spread(f, res->light_rtt_ms_mean, res->light_rtt_ms_median, "p99",
+				    res->light_rtt_ms_p99, res->light_rtt_ms_max);
+			fputc('}', f);
+		}
 		fputc('}', f);
 	}
 	fputc('}', f);
@@ -535,14 +645,8 @@ static void groups_json(FILE *f, const struct sim_run *r, int prot)
 		fprintf(f, ",\"sizes\":\"%s\",\"transfers\":%u,\"measured\":%u,"
 			"\"completed\":%u,\"fct_s\":", s->web_dist, s->nweb, w.started, w.done);
 		if (w.done) {
-			fprintf(f, "{\"mean\":");
-			jnum(f, w.mean);
-			fprintf(f, ",\"median\":");
-			jnum(f, w.median);
-			fprintf(f, ",\"p95\":");
-			jnum(f, w.p95);
-			fprintf(f, ",\"max\":");
-			jnum(f, w.max);
+			fputc('{', f);
+			json_spread(f, w.mean, w.median, "p95", w.p95, w.max);
 			fputc('}', f);
 		} else {
 			fprintf(f, "null");
@@ -694,6 +798,8 @@ static void run_json(FILE *f, const struct sim_run *r, int speed, int with_flows
 	fprintf(f, "]}");
 	if (s->cfg.extended)
 		groups_json(f, r, prot);
+	if (s->nhosts)
+		hosts_json(f, r);
 	fprintf(f, ",\"events\":%llu,\"bottleneck_pkts\":%llu",
 		(unsigned long long)res->events, (unsigned long long)res->btl_pkts);
 	if (speed) {

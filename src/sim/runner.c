@@ -210,7 +210,14 @@ struct pool {
 	struct timespec t0;
 	double last;      /* when progress was last reported */
 	double interval;
+	int *todo;        /* the runs to run (all, or a shard's) */
+	int ntodo;
 };
+
+int sim_run_in_shard(int i, int k, int n)
+{
+	return n <= 0 || i % n == k - 1;
+}
 
 static double since(const struct timespec *t0)
 {
@@ -236,7 +243,7 @@ static void report(struct pool *p, int force, int final)
 		w += p->weight[i] * p->frac[i];
 	memset(&pr, 0, sizeof(pr));
 	pr.runs_done = p->done;
-	pr.runs_total = p->b->n;
+	pr.runs_total = p->ntodo;
 	pr.running = p->running;
 	pr.fraction = p->total > 0 ? w / p->total : 0;
 	if (pr.fraction > 1)
@@ -543,13 +550,14 @@ static int run_workers(struct pool *p, int jobs, char *err, size_t errlen)
 	memset(w, 0, sizeof(w));
 	for (k = 0; k < SIM_MAX_JOBS; k++)
 		w[k].fd = -1;
-	while (p->done < p->b->n) {
+	while (p->done < p->ntodo) {
 		/* start what fits: a free slot, and the memory (one run always) */
-		while (!rc && next < p->b->n && active < jobs &&
-		       (!active || used + sim_estimate_memory(&p->b->runs[next].setup.cfg) <= limit)) {
+		while (!rc && next < p->ntodo && active < jobs &&
+		       (!active ||
+			used + sim_estimate_memory(&p->b->runs[p->todo[next]].setup.cfg) <= limit)) {
 			for (k = 0; w[k].pid; k++)
 				;
-			if (child_start(p, &w[k], next, err, errlen)) {
+			if (child_start(p, &w[k], p->todo[next], err, errlen)) {
 				rc = -1;
 				break;
 			}
@@ -613,6 +621,8 @@ static int check_budget(struct pool *p, char *err, size_t errlen)
 		const struct sim_config *c = &p->b->runs[i].setup.cfg;
 		char what[200];
 
+		if (!sim_run_in_shard(i, p->o->shard, p->o->nshards))
+			continue;
 		if (p->weight[i] <= p->o->event_budget)
 			continue;
 		sim_run_describe(p->b, i, what, sizeof(what));
@@ -630,7 +640,7 @@ int sim_batch_run(struct sim_batch *b, const struct sim_runner_opts *o, char *er
 		  size_t errlen)
 {
 	struct pool p;
-	int i, jobs = o->jobs > 0 ? o->jobs : 1, rc = 0;
+	int i, k, jobs = o->jobs > 0 ? o->jobs : 1, rc = 0;
 
 	if (jobs > SIM_MAX_JOBS)
 		return run_err(err, errlen, "at most %d jobs", SIM_MAX_JOBS);
@@ -640,11 +650,19 @@ int sim_batch_run(struct sim_batch *b, const struct sim_runner_opts *o, char *er
 	p.interval = o->progress_interval_s > 0 ? o->progress_interval_s : 0.2;
 	p.weight = calloc((size_t)b->n + 1, sizeof(*p.weight));
 	p.frac = calloc((size_t)b->n + 1, sizeof(*p.frac));
-	if (!p.weight || !p.frac) {
+	p.todo = calloc((size_t)b->n + 1, sizeof(*p.todo));
+	if (!p.weight || !p.frac || !p.todo) {
 		rc = run_err(err, errlen, "out of memory");
 		goto out;
 	}
+	if (o->nshards < 0 || (o->nshards && (o->shard < 1 || o->shard > o->nshards))) {
+		rc = run_err(err, errlen, "shard %d of %d does not exist", o->shard, o->nshards);
+		goto out;
+	}
 	for (i = 0; i < b->n; i++) {
+		if (!sim_run_in_shard(i, o->shard, o->nshards))
+			continue;
+		p.todo[p.ntodo++] = i;
 		p.weight[i] = sim_estimate_events(&b->runs[i].setup.cfg);
 		p.total += p.weight[i];
 	}
@@ -652,8 +670,9 @@ int sim_batch_run(struct sim_batch *b, const struct sim_runner_opts *o, char *er
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &p.t0);
 	report(&p, 1, 0);
-	if (jobs == 1 || b->n == 1) {
-		for (i = 0; i < b->n && !rc; i++) {
+	if (jobs == 1 || p.ntodo <= 1) {
+		for (k = 0; k < p.ntodo && !rc; k++) {
+			i = p.todo[k];
 			p.running = 1;
 			rc = run_here(&p, i, err, errlen);
 			p.running = 0;
@@ -662,11 +681,12 @@ int sim_batch_run(struct sim_batch *b, const struct sim_runner_opts *o, char *er
 			report(&p, 1, 0);
 		}
 	} else {
-		rc = run_workers(&p, jobs < b->n ? jobs : b->n, err, errlen);
+		rc = run_workers(&p, jobs < p.ntodo ? jobs : p.ntodo, err, errlen);
 	}
 	report(&p, 1, 1);
 out:
 	free(p.weight);
 	free(p.frac);
+	free(p.todo);
 	return rc;
 }

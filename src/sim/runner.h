@@ -129,7 +129,14 @@ struct sim_runner_opts {
 	void *progress_ctx;
 	double progress_interval_s; /* at most one call per interval (0: 0.2 s),
 				     * plus one when a run ends and a final one */
+	int shard, nshards;    /* run only shard K of N (sim_run_in_shard);
+				* nshards 0: every run */
 };
+
+/* Whether run i of a batch belongs to shard k (1..n) of n: runs are dealt
+ * round robin (i mod n == k - 1), so each shard gets a share of every
+ * point and discipline, and the shards are disjoint and cover the batch. */
+int sim_run_in_shard(int i, int k, int n);
 
 #define SIM_MAX_JOBS 64
 

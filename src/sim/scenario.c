@@ -50,6 +50,8 @@ const struct sim_key sim_scenario_keys[] = {
 	{ "tcp_delack_count", SIM_KT_UINT, "2", 1, 1000, "ACK every n-th segment when delaying" },
 	{ "tcp_delack_timeout", SIM_KT_TIME, "200ms", 0, 0, "delayed-ACK timer" },
 	{ "tcp_ecn", SIM_KT_BOOL, "0", 0, 0, "TCP uses ECN (RFC 3168); marking needs the queue's ecn word" },
+	{ "tcp_hosts", SIM_KT_STR, "", 0, 0,
+	  "the long TCP flows' hosts: flows per host in order (16,1,1,1; summing to tcp_flows); each host's share is reported" },
 	{ "udp_flows", SIM_KT_UINT, "1", 0, 1000000, "number of unresponsive UDP flows" },
 	{ "udp_rate", SIM_KT_RATE, "2c", 0, 0, "total UDP rate, shared equally by the UDP flows" },
 	{ "udp_kind", SIM_KT_UDPKIND, "cbr", 0, 0, "cbr (constant gaps) | poisson" },
@@ -66,6 +68,8 @@ const struct sim_key sim_scenario_keys[] = {
 	  "number of light UDP flows beside the floods (their own rate; reported apart)" },
 	{ "light_rate", SIM_KT_RATE, "0.02c", 0, 0, "total rate of the light flows, shared equally" },
 	{ "light_kind", SIM_KT_UDPKIND, "cbr", 0, 0, "light flows: cbr | poisson (udp_* access, start)" },
+	{ "light_rtt", SIM_KT_BOOL, "0", 0, 0,
+	  "report the light flows' round trips (median, 99th percentile): a ping through the queue" },
 	{ "web_rate", SIM_KT_NUM, "0", 0, 100000,
 	  "short TCP transfers arriving per second (Poisson, over the whole run); 0: none" },
 	{ "web_size", SIM_KT_SIZE, "20k", 1, 1e12, "mean bytes of a transfer (rounded up to packets)" },
@@ -779,6 +783,38 @@ static int resolve_queue(const struct sim_scenario *sc, struct sim_setup *out,
 	return 0;
 }
 
+/* tcp_hosts: "" (none), or flows per host "16,1,1,1" summing to ntcp; the
+ * long TCP flows get their hosts in that order. The number of hosts, or -1. */
+static int resolve_hosts(const char *v, uint64_t ntcp, struct sim_flow_cfg *flows)
+{
+	uint64_t sum = 0, n;
+	uint32_t h = 0, f = 0;
+	const char *p = v;
+	char *end;
+
+	if (!*v)
+		return 0;
+	for (;;) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		errno = 0;
+		n = strtoull(p, &end, 10);
+		if (errno || !n || n > ntcp || sum + n > ntcp || h == 1000000)
+			return -1;
+		sum += n;
+		h++;
+		if (flows)
+			while (n--)
+				flows[f++].host = h;
+		if (!*end)
+			break;
+		if (*end != ',')
+			return -1;
+		p = end + 1;
+	}
+	return sum == ntcp ? (int)h : -1;
+}
+
 /* The light UDP flows and the short TCP transfers, after the floods. */
 static void resolve_more(struct sim_setup *out, double tcp_acc, double udp_acc,
 			 double light_rate, uint64_t tcp_lim, uint64_t udp_lim, uint64_t tcp_da,
@@ -1004,6 +1040,15 @@ int sim_scenario_resolve(const struct sim_scenario *sc, struct sim_setup *out,
 		parse_sched(sc->val[i], out->periods);
 		out->nperiods = (uint32_t)nper;
 	}
+	if (resolve_hosts(val(sc, "tcp_hosts", &i), ntcp, NULL) < 0) {
+		char why[96];
+
+		free(web_at);
+		sim_setup_free(out);
+		snprintf(why, sizeof(why), "expected flows per host such as 16,1,1,1, summing "
+			 "to tcp_flows (%llu)", (unsigned long long)ntcp);
+		return BAD(i, why);
+	}
 	if (get_rate(sc, "tcp_access_rate", btl, &tcp_acc, err, errlen) ||
 	    get_rate(sc, "udp_access_rate", btl, &udp_acc, err, errlen) ||
 	    get_rate(sc, "udp_rate", btl, &udp_rate, err, errlen) ||
@@ -1014,7 +1059,8 @@ int sim_scenario_resolve(const struct sim_scenario *sc, struct sim_setup *out,
 	    get_range(sc, "udp_start", &us_a, &us_b, err, errlen) ||
 	    get_uint(sc, "tcp_access_limit", &tcp_lim, err, errlen) ||
 	    get_uint(sc, "udp_access_limit", &udp_lim, err, errlen) ||
-	    get_bool(sc, "udp_ecn", &udp_ect, err, errlen)) {
+	    get_bool(sc, "udp_ecn", &udp_ect, err, errlen) ||
+	    get_bool(sc, "light_rtt", &c->light_rtt, err, errlen)) {
 		free(web_at);
 		sim_setup_free(out);
 		return -1;
@@ -1078,6 +1124,7 @@ int sim_scenario_resolve(const struct sim_scenario *sc, struct sim_setup *out,
 			fc->periods = out->periods;
 		}
 	}
+	out->nhosts = (uint32_t)resolve_hosts(val(sc, "tcp_hosts", &i), ntcp, out->flows);
 	if (nlight || nweb)
 		resolve_more(out, tcp_acc, udp_acc, light_rate, tcp_lim, udp_lim, tcp_da, tcp_db,
 			     udp_da, udp_db, us_a, us_b, udp_ect, udp_jitter,

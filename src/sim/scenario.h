@@ -72,6 +72,7 @@ struct sim_setup {
 	char web_dist[8];       /* fixed, exp, pareto */
 	struct sim_period *periods; /* the floods' on periods (owned) */
 	uint32_t nperiods;
+	uint32_t nhosts;        /* tcp_hosts: hosts of the long TCP flows (0: none) */
 };
 
 /* All keys at their defaults. 0, or -1 (out of memory). */

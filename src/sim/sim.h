@@ -77,6 +77,8 @@ struct sim_flow_cfg {
 				   * 0: the shared tcp.segments */
 	uint32_t nperiods;        /* UDP: send only within these periods */
 	const struct sim_period *periods; /* (0: from start_ns on, always) */
+	uint32_t host;            /* long TCP: its host, 1 up (tcp_hosts); 0: none
+				   * (the identity of protect's srchost and hosts) */
 };
 
 /* Test hooks: called for every data packet reaching the bottleneck (return
@@ -101,6 +103,7 @@ struct sim_config {
 	uint32_t hh_counters; /* penalised-flows summary size (0: 16) */
 	uint64_t series_ns; /* per-interval series of the whole run; 0 = off */
 	int extended;       /* report by group too (sim_group) */
+	int light_rtt;      /* measure the light flows' round trips */
 	sim_arrival_hook arrival_hook;
 	sim_ack_hook ack_hook;
 	void *hook_ctx;
@@ -161,6 +164,11 @@ struct sim_result {
 	uint64_t group_link_bytes[SIM_NGROUP];
 	uint64_t group_sent[SIM_NGROUP];  /* packets put on the access links */
 	uint64_t group_drops[SIM_NGROUP][SIM_NDROP];
+	/* the light flows' round trips in the measured period
+	 * (sim_config.light_rtt): each packet's time from the access link to
+	 * the receiver plus the fixed return path of its flow (an ACK's) */
+	uint64_t light_rtt_n;
+	double light_rtt_ms_mean, light_rtt_ms_median, light_rtt_ms_p99, light_rtt_ms_max;
 	/* the time series (sim_config.series_ns) */
 	uint32_t nseries;
 	struct sim_series_point *series;

@@ -257,7 +257,7 @@ static void test_escaping(void)
 	stats_write_openmetrics(f, s);
 	fclose(f);
 	CHECK(strstr(out, "in=\"a\\\"b\\\\c\",out=\"x\\ny\"") &&
-	      strstr(out, "interface=\"a\\\"b\\\\c\"} 1"),
+	      strstr(out, "device=\"a\\\"b\\\\c\"} 1"),
 	      "OpenMetrics escapes label values: %.300s", out);
 	free(out);
 	free(s);
@@ -299,19 +299,24 @@ static void test_options(void)
 	CHECK(opt_fails("duplex", "1", "takes no value"), "a flag with a value");
 	CHECK(opt_fails("burst", NULL, "--burst needs BYTES"), "a value missing");
 	CHECK(opt_fails("frob", "1", "unknown option --frob"), "an unknown option");
+	CHECK(opt_fails("wait", "3601", "0 to 3600"), "wait beyond an hour");
+	CHECK(opt_fails("wait", "-1", "0 to 3600"), "a negative wait");
 	bridge_opts_init(&o);
 	CHECK(bridge_opt_set(&o, "seed", "18446744073709551615", err, sizeof(err)) == 0 &&
 	      o.seed == UINT64_MAX, "seed 2^64-1 accepted");
+	CHECK(bridge_opt_set(&o, "wait", "3600", err, sizeof(err)) == 0 && o.wait_s == 3600,
+	      "wait 3600 accepted");
 	CHECK(bridge_opt_set(&o, "rx-ring", "v3", err, sizeof(err)) == 0 && !o.rx_v2 &&
 	      bridge_opt_set(&o, "rx-ring", "v2", err, sizeof(err)) == 0 && o.rx_v2,
 	      "rx-ring v3 and v2");
 	CHECK(bridge_opt_set(&o, "burst", "3000", err, sizeof(err)) == 0 &&
 	      o.burst_bytes == 3000 && bridge_opt_set(&o, "rate", "10mbit", err, sizeof(err)) == 0 &&
 	      o.rate_bps == 10000000, "burst and rate: %s", err);
-	/* the table: option k has id k + 1, only --config stays off the file */
+	/* the table: option k has id k + 1, only --config and --wait stay off
+	 * the file */
 	for (k = 0; k < BO_NOPTS; k++)
 		CHECK(bridge_options[k].id == k + 1 &&
-		      !(bridge_options[k].flags & CLI_NO_FILE) == (k != BO_CONFIG),
+		      !(bridge_options[k].flags & CLI_NO_FILE) == (k != BO_CONFIG && k != BO_WAIT),
 		      "bridge_options[%d]", k);
 	CHECK(bridge_options[BO_NOPTS].id == 0, "the table ends");
 }
@@ -361,6 +366,7 @@ static void test_config(void)
 			{ "choke limit 10\nfifo limit 5\n", "a second discipline line", 2 },
 			{ "# x\nchoke limit 0\n", "invalid choke parameters", 2 },
 			{ "config /etc/x\n", "cannot be given in a configuration file", 1 },
+			{ "in a\nwait 30\n", "--wait cannot be given in a configuration file", 2 },
 			{ "duplex yes\n", "takes no value", 1 },
 			{ "in\n", "takes one value", 1 },
 			{ "limit 300 min 50\n", "starting with choke, red or fifo", 1 },

@@ -21,6 +21,11 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
 #include <linux/gen_stats.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
@@ -33,10 +38,13 @@
 
 #include "../../src/bridge/control.h"
 #include "../../src/bridge/stats.h"
+#include "../../kmod/chokeplus.h"
+#include "../../src/exporter/ask.h"
 #include "../../src/exporter/exporter.h"
 #include "../../src/exporter/http.h"
 #include "../../src/exporter/merge.h"
 #include "../../src/exporter/nlqdisc.h"
+#include "../../src/util/om.h"
 #include "choke/params.h"
 
 static int fails, checks;
@@ -124,10 +132,20 @@ static void print_qdiscs(FILE *f, const struct nlq_set *s)
 
 		nlq_handle_name(q->handle, h);
 		nlq_handle_name(q->parent, p);
-		fprintf(f, "%s %s %s %llu %llu %u %u %u %u %u %u %u %u %u %u %u %u %u\n", q->dev, h,
+		fprintf(f, "%s %s %s %llu %llu %u %u %u %u %u %u %u %u %u %u %u %u %u", q->dev, h,
 			p, (unsigned long long)q->bytes, (unsigned long long)q->packets, q->drops,
-			q->overlimits, q->requeues, q->qlen, q->backlog, q->early, q->pdrop,
-			q->other, q->marked, q->matched, q->limit, q->qth_min, q->qth_max);
+			q->overlimits, q->requeues, q->qlen, q->backlog, q->x[NLQ_X_early],
+			q->x[NLQ_X_pdrop], q->x[NLQ_X_other], q->x[NLQ_X_marked],
+			q->x[NLQ_X_matched], q->limit, q->qth_min, q->qth_max);
+		/* chokeplus: its id, the variant, then its xstats' own fields */
+		if (q->kind == NLQ_CHOKEPLUS) {
+			int k;
+
+			fprintf(f, " chokeplus %u %u %u", q->variant, q->draws, q->protect);
+			for (k = NLQ_NX_CHOKE; k < q->nx; k++)
+				fprintf(f, " %s %u", nlq_xfields[k].field, q->x[k]);
+		}
+		fputc('\n', f);
 	}
 }
 
@@ -215,7 +233,7 @@ static char *read_file(const char *path)
 	return buf;
 }
 
-static int fixtures_done;
+static int fixtures_done, plus_seen;
 
 static void test_fixture(const char *base)
 {
@@ -223,6 +241,7 @@ static void test_fixture(const char *base)
 	struct recording r;
 	struct nlq_set s = { NULL, 0, 0, 0 };
 	size_t glen = 0, i, cut;
+	int nplus = 0;
 	FILE *m;
 
 	snprintf(path, sizeof(path), "%s/%s.nlrec", fixture_dir, base);
@@ -241,8 +260,18 @@ static void test_fixture(const char *base)
 	      want ? want : "");
 	CHECK(s.n >= 3, "%s: %zu choke qdiscs, the guest made 3", base, s.n);
 	for (i = 0; i < s.n; i++)
-		CHECK(s.q[i].has_basic && s.q[i].has_queue && s.q[i].has_xstats &&
-		      s.q[i].has_parms && s.q[i].has_max_p, "%s: qdisc %zu lacks attributes", base, i);
+		CHECK(s.q[i].has_basic && s.q[i].has_queue && s.q[i].has_parms && s.q[i].has_max_p &&
+		      /* chokeplus: protect's field at least (the recordings are
+		       * of a module before protect_marked and lane) */
+		      (s.q[i].kind == NLQ_CHOKEPLUS ? s.q[i].nx > NLQ_X_protect && s.q[i].nx <= NLQ_NX
+						    : s.q[i].nx == NLQ_NX_CHOKE) &&
+		      s.q[i].has_variant == (s.q[i].kind == NLQ_CHOKEPLUS),
+		      "%s: qdisc %zu lacks attributes", base, i);
+	for (i = 0; i < s.n; i++)
+		nplus += s.q[i].kind == NLQ_CHOKEPLUS;
+	/* the recordings of sch_libchoke have its chokeplus qdiscs too */
+	CHECK(!strstr(base, "ours") || nplus >= 2, "%s: %d chokeplus qdiscs", base, nplus);
+	plus_seen += nplus;
 	/* every truncation of every buffer: an error or fewer qdiscs, never a
 	 * crash or a read past the end (ASan in check-one) */
 	for (i = 0; i < r.n; i++) {
@@ -309,6 +338,7 @@ static void test_fixtures(void)
 	closedir(d);
 	/* mainline's sch_choke and sch_libchoke, both recorded */
 	CHECK(fixtures_done >= 2, "%d recordings in %s", fixtures_done, fixture_dir);
+	CHECK(plus_seen >= 2, "%d chokeplus qdiscs in the recordings", plus_seen);
 }
 
 /* ---- hand-made messages ---- */
@@ -361,14 +391,17 @@ static void mb_nest_end(struct mb *m, size_t at)
 	memcpy(m->b + at, &len, sizeof(len));
 }
 
-/* a choke qdisc message; pkt64: add TCA_STATS_PKT64 */
+/* a choke qdisc message (kind "chokeplus": with its variant and xstats);
+ * pkt64: add TCA_STATS_PKT64 */
 static void mb_choke(struct mb *m, uint32_t seq, int ifindex, const char *kind, int pkt64)
 {
 	struct tcmsg t = { AF_UNSPEC, 0, 0, ifindex, 0x00100000, 0x00010001, 0 };
 	struct tc_red_qopt o = { 300, 25, 75, 9, 20, 12, TC_RED_ECN };
 	struct gnet_stats_basic b = { 1ull << 40, 1234 };
 	struct gnet_stats_queue q = { 7, 10500, 100, 1, 60 };
-	struct tc_choke_xstats x = { 20, 10, 4, 5, 30 };
+	struct tc_chokeplus_xstats x = { 20, 10, 4, 5, 30, 7, 3, 11 };
+	struct tc_chokeplus_variant v = { 1, 2, 64, 0, 0, 0, 0 };
+	int plus = !strcmp(kind, "chokeplus");
 	uint64_t p64 = 5000000000ull;
 	uint32_t maxp = 0x1000000;
 	size_t nest;
@@ -379,6 +412,8 @@ static void mb_choke(struct mb *m, uint32_t seq, int ifindex, const char *kind, 
 	nest = mb_attr(m, TCA_OPTIONS | NLA_F_NESTED, NULL, 0);
 	mb_attr(m, TCA_CHOKE_PARMS, &o, sizeof(o));
 	mb_attr(m, TCA_CHOKE_MAX_P, &maxp, sizeof(maxp));
+	if (plus)
+		mb_attr(m, TCA_CHOKEPLUS_VARIANT, &v, sizeof(v));
 	mb_nest_end(m, nest);
 	nest = mb_attr(m, TCA_STATS2 | NLA_F_NESTED, NULL, 0);
 	mb_attr(m, TCA_STATS_BASIC, &b, sizeof(b));
@@ -386,7 +421,7 @@ static void mb_choke(struct mb *m, uint32_t seq, int ifindex, const char *kind, 
 		mb_attr(m, TCA_STATS_PKT64, &p64, sizeof(p64));
 	mb_attr(m, TCA_STATS_QUEUE, &q, sizeof(q));
 	mb_nest_end(m, nest);
-	mb_attr(m, TCA_XSTATS, &x, sizeof(x));
+	mb_attr(m, TCA_XSTATS, &x, plus ? sizeof(x) : sizeof(struct tc_choke_xstats));
 	mb_end(m);
 }
 
@@ -434,7 +469,8 @@ static void test_messages(void)
 	      s.q[0].Wlog == 9 && s.q[0].flags == TC_RED_ECN && s.q[0].max_P == 0x1000000,
 	      "parms");
 	CHECK(s.n == 2 && s.q[0].drops == 100 && s.q[0].qlen == 7 && s.q[0].backlog == 10500 &&
-	      s.q[0].overlimits == 60 && s.q[0].matched == 30 && s.q[0].other == 4,
+	      s.q[0].overlimits == 60 && s.q[0].x[NLQ_X_matched] == 30 &&
+	      s.q[0].x[NLQ_X_other] == 4 && s.q[0].nx == NLQ_NX_CHOKE && s.q[0].kind == NLQ_CHOKE,
 	      "queue and xstats");
 	/* names from the link dump; a qdisc without a link is dropped by nlq_read */
 	memset(&m, 0, sizeof(m));
@@ -447,21 +483,76 @@ static void test_messages(void)
 	      "links: rc %d %s %s", rc, s.q[0].dev, s.q[1].dev);
 	/* the rendering: drops by reason add up to the kernel's count, in 32 bits */
 	s.q[1].drops = 5; /* wrapped past 2^32 while the others did not */
+	nlq_widen(NULL, &s);
 	f = open_memstream(&om, &omlen);
 	nlq_write_metrics(f, &s);
 	fclose(f);
-	CHECK(strstr(om, "choke_qdisc_dropped_packets_total{dev=\"eth0\",handle=\"10:\","
+	CHECK(strstr(om, "choke_qdisc_dropped_packets_total{device=\"eth0\",handle=\"10:\","
 			 "parent=\"1:1\",reason=\"match\"} 60\n") != NULL, "match = 2 x matched");
 	CHECK(strstr(om, "parent=\"1:1\",reason=\"other\"} 10\n") != NULL,
 	      "other = drops - early - pdrop - 2 matched");
-	CHECK(strstr(om, "dev=\"veth-long-name1\",handle=\"10:\",parent=\"1:1\",reason=\"other\"} "
+	CHECK(strstr(om, "device=\"veth-long-name1\",handle=\"10:\",parent=\"1:1\",reason=\"other\"} "
 			 "4294967211\n") != NULL, "other across a wrap of drops");
-	CHECK(strstr(om, "choke_qdisc_info{dev=\"eth0\",handle=\"10:\",parent=\"1:1\",params=\"limit "
-			 "300p min 25p max 75p ecn ewma 9 probability 0.00390625 Scell_log 12\"} 1\n")
-	      != NULL, "info: tc's words");
-	CHECK(strstr(om, "choke_qdisc_sent_packets_total{dev=\"veth-long-name1\",handle=\"10:\","
+	CHECK(strstr(om, "choke_qdisc_info{device=\"eth0\",handle=\"10:\",parent=\"1:1\",kind=\"choke\","
+			 "params=\"limit 300p min 25p max 75p ecn ewma 9 probability 0.00390625 "
+			 "Scell_log 12\"} 1\n") != NULL, "info: tc's words");
+	CHECK(strstr(om, "choke_qdisc_sent_packets_total{device=\"veth-long-name1\",handle=\"10:\","
 			 "parent=\"1:1\"} 5000000000\n") != NULL, "64-bit packets");
+	CHECK(strstr(om, "choke_qdisc_matched_packets_total{device=\"eth0\",handle=\"10:\","
+			 "parent=\"1:1\"} 30\n") && strstr(om, "choke_qdisc_marked_packets_total{"
+			 "device=\"eth0\",handle=\"10:\",parent=\"1:1\"} 5\n") &&
+	      !strstr(om, "reason=\"protect\""), "choke's xstats counters; no protect for choke");
 	free(om);
+	om = NULL;
+
+	/* chokeplus: its variant, protect's drops, match as what is left */
+	nlq_free(&s);
+	memset(&m, 0, sizeof(m));
+	mb_choke(&m, 21, 3, "chokeplus", 0);
+	mb_done(&m, 21, NLM_F_MULTI, 0);
+	rc = nlq_parse_qdiscs(m.b, m.len, 21, &s, err, sizeof(err));
+	CHECK(rc == NLQ_DONE && s.n == 1 && s.q[0].kind == NLQ_CHOKEPLUS && s.q[0].nx == NLQ_NX &&
+	      s.q[0].x[NLQ_X_protect] == 7 && s.q[0].has_variant && s.q[0].variant == 1 &&
+	      s.q[0].draws == 2 && s.q[0].protect == 64, "chokeplus parsed: rc %d n %zu %s", rc,
+	      s.n, err);
+	if (s.n == 1) {
+		strcpy(s.q[0].dev, "eth9");
+		nlq_widen(NULL, &s);
+		f = open_memstream(&om, &omlen);
+		nlq_write_metrics(f, &s);
+		fclose(f);
+		CHECK(strstr(om, "device=\"eth9\",handle=\"10:\",parent=\"1:1\",reason=\"protect\"} 7\n") &&
+		      strstr(om, "device=\"eth9\",handle=\"10:\",parent=\"1:1\",reason=\"match\"} 59\n") &&
+		      strstr(om, "device=\"eth9\",handle=\"10:\",parent=\"1:1\",reason=\"other\"} 4\n") &&
+		      strstr(om, "device=\"eth9\",handle=\"10:\",parent=\"1:1\",reason=\"early\"} 20\n") &&
+		      strstr(om, "device=\"eth9\",handle=\"10:\",parent=\"1:1\",reason=\"limit\"} 10\n"),
+		      "chokeplus's reasons (20 + 10 + 7 + 59 + 4 = 100):\n%s", om);
+		CHECK(strstr(om, "kind=\"chokeplus\",params=\"limit 300p min 25p max 75p draws 2 "
+				 "protect 64 ecn ewma 9 ") != NULL, "chokeplus's words");
+		CHECK(strstr(om, "protect (chokeplus: the arrival's flow above its fair share)") != NULL,
+		      "the reasons' HELP from the table");
+		free(om);
+		om = NULL;
+	}
+	/* a chokeplus module older than this exporter (choke's five fields
+	 * only): no protect; one newer (more fields): those known */
+	memset(&m, 0, sizeof(m));
+	s.n = 0;
+	mb_choke(&m, 22, 3, "chokeplus", 0);
+	{
+		/* TCA_XSTATS is the last attribute: cut its protect field */
+		struct rtattr a;
+		size_t at = m.len - RTA_SPACE(sizeof(struct tc_chokeplus_xstats));
+
+		memcpy(&a, m.b + at, sizeof(a));
+		a.rta_len = RTA_LENGTH(sizeof(struct tc_choke_xstats));
+		memcpy(m.b + at, &a, sizeof(a));
+		m.len -= 4;
+		mb_end(&m);
+	}
+	rc = nlq_parse_qdiscs(m.b, m.len, 22, &s, err, sizeof(err));
+	CHECK(rc == NLQ_MORE && s.n == 1 && s.q[0].nx == NLQ_NX_CHOKE, "chokeplus with choke's "
+	      "xstats: %d %zu nx %d", rc, s.n, s.n ? s.q[0].nx : -1);
 
 	/* NLMSG_ERROR, a failed dump, an interrupted one */
 	memset(&m, 0, sizeof(m));
@@ -542,6 +633,59 @@ static void test_handles(void)
 		nlq_handle_name(c[i].h, buf);
 		CHECK(!strcmp(buf, c[i].s), "handle %08x: %s, not %s", c[i].h, buf, c[i].s);
 	}
+}
+
+/* ---- the 32-bit counters made 64-bit across readings ---- */
+
+static void test_widen(void)
+{
+	struct nlq_qdisc q[2];
+	struct nlq_set s = { q, 2, 2, 0 };
+	struct nlq_history h = { NULL, 0 };
+
+	memset(q, 0, sizeof(q));
+	q[0].ifindex = 3, q[0].handle = 0x100000, q[0].kind = NLQ_CHOKE, q[0].nx = NLQ_NX_CHOKE;
+	q[1] = q[0];
+	q[1].kind = NLQ_CHOKEPLUS, q[1].nx = NLQ_NX; /* the same device and handle */
+	q[0].bytes = 1000, q[0].packets = 10;
+	q[0].drops = 4294967290u, q[0].x[NLQ_X_early] = 4294967000u, q[0].x[NLQ_X_matched] = 100;
+	q[0].overlimits = 7;
+	nlq_widen(NULL, &s);
+	CHECK(q[0].w[NLQ_W_DROPS] == 4294967290u && q[0].w[NLQ_W_REST] == 90,
+	      "without a history: as read (%llu, rest %llu)",
+	      (unsigned long long)q[0].w[NLQ_W_DROPS], (unsigned long long)q[0].w[NLQ_W_REST]);
+	nlq_widen(&h, &s);
+	/* drops wrap (+16), early wraps (+400), matched +3, overlimits do not move */
+	q[0].bytes = 2000, q[0].packets = 20;
+	q[0].drops = 10, q[0].x[NLQ_X_early] = 104, q[0].x[NLQ_X_matched] = 103;
+	nlq_widen(&h, &s);
+	CHECK(q[0].w[NLQ_W_X + NLQ_X_matched] == 103 && q[0].w[NLQ_W_OVERLIMITS] == 7,
+	      "counters that did not wrap");
+	CHECK(q[0].w[NLQ_W_DROPS] == 4294967306ull, "drops across the wrap: %llu",
+	      (unsigned long long)q[0].w[NLQ_W_DROPS]);
+	CHECK(q[0].w[NLQ_W_X + NLQ_X_early] == 4294967400ull, "early across the wrap: %llu",
+	      (unsigned long long)q[0].w[NLQ_W_X + NLQ_X_early]);
+	/* the remainder (other) is widened as a counter of its own: it moved by
+	 * 16 - 400 - 2 * 3 (mod 2^32) since it was 90 */
+	CHECK(q[0].w[NLQ_W_REST] == 90 + (uint32_t)(16u - 400u - 6u), "other widened: %llu",
+	      (unsigned long long)q[0].w[NLQ_W_REST]);
+	CHECK(q[1].w[NLQ_W_DROPS] == 0 && h.n == 2, "chokeplus on the same handle is another qdisc");
+	/* replaced (the 64-bit byte count went back): from the values as read */
+	q[0].bytes = 50, q[0].packets = 1;
+	q[0].drops = 3;
+	nlq_widen(&h, &s);
+	CHECK(q[0].w[NLQ_W_DROPS] == 3, "a replaced qdisc starts again: %llu",
+	      (unsigned long long)q[0].w[NLQ_W_DROPS]);
+	/* gone for one reading: forgotten */
+	s.n = 1;
+	q[0].bytes = 60, q[0].drops = 5;
+	nlq_widen(&h, &s);
+	CHECK(h.n == 1 && q[0].w[NLQ_W_DROPS] == 5, "one qdisc left in the history");
+	s.n = 2;
+	q[1].drops = 9;
+	nlq_widen(&h, &s);
+	CHECK(q[1].w[NLQ_W_DROPS] == 9 && q[0].w[NLQ_W_DROPS] == 5, "back: from as read");
+	nlq_history_free(&h);
 }
 
 /* ---- merging ---- */
@@ -646,9 +790,9 @@ static void test_merge(void)
 	make_snapshot(&s2, "eth1", "eth2", 1);
 	a = render(&s1);
 	b = render(&s2);
-	CHECK(om_merge(&set, a, strlen(a), "bridge", "ba", reserved, err, sizeof(err)) == 0,
+	CHECK(om_merge(&set, a, strlen(a), "bridge", "ba", reserved, NULL, err, sizeof(err)) == 0,
 	      "first bridge: %s", err);
-	CHECK(om_merge(&set, b, strlen(b), "bridge", "eth\"1", reserved, err, sizeof(err)) == 0,
+	CHECK(om_merge(&set, b, strlen(b), "bridge", "eth\"1", reserved, NULL, err, sizeof(err)) == 0,
 	      "second bridge: %s", err);
 	t = set_text(&set);
 	/* each family once, the samples of both, the label first and escaped */
@@ -696,11 +840,11 @@ static void test_merge(void)
 
 		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			err[0] = 0;
-			CHECK(om_merge(&set, bad[i].text, strlen(bad[i].text), "bridge", "z", reserved,
+			CHECK(om_merge(&set, bad[i].text, strlen(bad[i].text), "bridge", "z", reserved, NULL,
 				       err, sizeof(err)) == -1 && strstr(err, bad[i].why),
 			      "refuse %zu (%s): %s", i, bad[i].why, err);
 		}
-		CHECK(om_merge(&set, "# TYPE x gauge\nx 1\0\n# EOF\n", 24, "bridge", "z", reserved,
+		CHECK(om_merge(&set, "# TYPE x gauge\nx 1\0\n# EOF\n", 24, "bridge", "z", reserved, NULL,
 			       err, sizeof(err)) == -1 && strstr(err, "NUL"), "a NUL byte: %s", err);
 		t2 = set_text(&set);
 		CHECK(!strcmp(t, t2), "a refused source changes nothing");
@@ -714,7 +858,7 @@ static void test_merge(void)
 			"ok_seconds 1.5e-3 1700000000000\nok_seconds{a=\"x\",} NaN\n"
 			"ok_seconds{b=\"\\\\\\n\"} +Inf\n# EOF";
 
-		CHECK(om_merge(&set, ok, sizeof(ok) - 1, "bridge", "z", reserved, err,
+		CHECK(om_merge(&set, ok, sizeof(ok) - 1, "bridge", "z", reserved, NULL, err,
 			       sizeof(err)) == 0, "accepted forms: %s", err);
 	}
 	t2 = set_text(&set);
@@ -726,12 +870,40 @@ static void test_merge(void)
 	 * except the one that only loses the final newline */
 	for (cut = 0; cut < strlen(a) - 1; cut++) {
 		struct om_set one = { NULL, 0, 0 };
-		int rc = om_merge(&one, a, cut, "bridge", "c", reserved, err, sizeof(err));
+		int rc = om_merge(&one, a, cut, "bridge", "c", reserved, NULL, err, sizeof(err));
 
 		CHECK(rc == -1 && one.n == 0, "cut at %zu of %zu accepted", cut, strlen(a));
 		om_free(&one);
 		if (cut < strlen(a) - 200)
 			cut += 7;
+	}
+	/* the per-flow families without --penalised-flows: HELP and TYPE, no
+	 * sample, the rest as it was */
+	{
+		static const char *const flows[] = { "choke_bridge_penalised_packets",
+						     "choke_bridge_penalised_error_packets", NULL };
+		struct om_set one = { NULL, 0, 0 };
+		char *u;
+
+		CHECK(om_merge(&one, a, strlen(a), "bridge", "ba", reserved, flows, err,
+			       sizeof(err)) == 0, "no_samples: %s", err);
+		u = set_text(&one);
+		CHECK(strstr(u, "# TYPE choke_bridge_penalised_packets gauge\n") &&
+		      strstr(u, "# TYPE choke_bridge_penalised_error_packets gauge\n") &&
+		      !strstr(u, "\nchoke_bridge_penalised_packets{") &&
+		      !strstr(u, "flow=") && strstr(u, "\nchoke_bridge_penalised_counted_packets_total{") &&
+		      count(u, "\nchoke_bridge_received_packets_total{") == 2,
+		      "the flows' families empty, the rest kept:\n%s", u);
+		free(u);
+		om_free(&one);
+		/* their samples are still checked */
+		static const char bad_flow[] = "# TYPE choke_bridge_penalised_packets gauge\n"
+					       "choke_bridge_penalised_packets{flow=\"x} 1\n# EOF\n";
+
+		CHECK(om_merge(&one, bad_flow, sizeof(bad_flow) - 1, "bridge", "z", reserved, flows,
+			       err, sizeof(err)) == -1 && strstr(err, "unterminated"), "checked: %s",
+		      err);
+		om_free(&one);
 	}
 	free(t);
 	free(a);
@@ -751,7 +923,10 @@ static void test_http(void)
 		{ "GET /metrics HTTP/1.0\n\n", 200, 0 },
 		{ "\r\nGET /metrics?name[]=x HTTP/1.1\r\nAccept: */*\r\n\r\n", 200, 0 },
 		{ "HEAD /metrics HTTP/1.1\r\n\r\n", 200, 1 },
-		{ "GET / HTTP/1.1\r\n\r\n", 404, 0 },
+		{ "GET / HTTP/1.1\r\n\r\n", 200, 0 },
+		{ "HEAD /?x=1 HTTP/1.1\r\n\r\n", 200, 1 },
+		{ "GET /index.html HTTP/1.1\r\n\r\n", 404, 0 },
+		{ "GET //metrics HTTP/1.1\r\n\r\n", 404, 0 },
 		{ "GET /metricsx HTTP/1.1\r\n\r\n", 404, 0 },
 		{ "GET /metrics/ HTTP/1.1\r\n\r\n", 404, 0 },
 		{ "POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n", 405, 0 },
@@ -767,31 +942,65 @@ static void test_http(void)
 		{ "\x16\x03\x01\x02\x00\x01", 400, 0 }, /* TLS */
 		{ "G(T", 400, 0 },
 	};
+	static const struct {
+		const char *head;
+		long ms;
+	} t[] = {
+		{ "GET /metrics HTTP/1.1\r\nX-Prometheus-Scrape-Timeout-Seconds: 10\r\n\r\n", 10000 },
+		{ "GET /metrics HTTP/1.1\r\nx-prometheus-scrape-timeout-seconds:2.5\r\n\r\n", 2500 },
+		{ "GET /metrics HTTP/1.1\r\nHost: a\r\nX-PROMETHEUS-SCRAPE-TIMEOUT-SECONDS:  0.0004 \r\n\r\n", 1 },
+		{ "GET /metrics HTTP/1.1\r\nX-Prometheus-Scrape-Timeout-Seconds: 99999\r\n\r\n", 3600000 },
+		{ "GET /metrics HTTP/1.1\r\n\r\n", -1 },
+		{ "GET /metrics HTTP/1.1\r\nX-Prometheus-Scrape-Timeout-Seconds: 0\r\n\r\n", -1 },
+		{ "GET /metrics HTTP/1.1\r\nX-Prometheus-Scrape-Timeout-Seconds: -1\r\n\r\n", -1 },
+		{ "GET /metrics HTTP/1.1\r\nX-Prometheus-Scrape-Timeout-Seconds: 1e3\r\n\r\n", -1 },
+		{ "GET /metrics HTTP/1.1\r\nX-Prometheus-Scrape-Timeout-Seconds: \r\n\r\n", -1 },
+		{ "GET /metrics HTTP/1.1\r\nX-Prometheus-Scrape-Timeout-Seconds: 1.2.3\r\n\r\n", -1 },
+		{ "GET /metrics HTTP/1.1\r\nX-Prometheus-Scrape-Timeout-Seconds: 3\r\n"
+		  "X-Prometheus-Scrape-Timeout-Seconds: 4\r\n\r\n", -1 },
+		{ "GET /metrics HTTP/1.1\r\nX-Prometheus-Scrape-Timeout-Second: 3\r\n\r\n", -1 },
+		{ "GET /metrics HTTP/1.1\r\nX-Prometheus-Scrape-Timeout-Secondsx: 3\r\n\r\n", -1 },
+		/* after the head: not a header */
+		{ "GET /metrics HTTP/1.1\r\n\r\nX-Prometheus-Scrape-Timeout-Seconds: 3\r\n", -1 },
+	};
 	char big[HTTP_MAX_HEAD + 100];
 	size_t i, k, n;
 	int head, st;
+	enum http_page page, kpage;
 
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		n = strlen(c[i].req);
-		st = http_judge(c[i].req, n, &head);
+		st = http_judge(c[i].req, n, &head, &page);
 		CHECK(st == c[i].status && head == c[i].head, "request %zu: %d (head %d), not %d",
 		      i, st, head, c[i].status);
+		CHECK(st != 200 || page == (strncmp(strchr(c[i].req, '/'), "/metrics", 8) ?
+					    HTTP_PAGE_ROOT : HTTP_PAGE_METRICS),
+		      "request %zu: page %d", i, page);
 		/* every prefix of a good request is "incomplete", never a verdict */
 		if (c[i].status == 200)
 			for (k = 0; k < n - 1; k++)
-				CHECK(http_judge(c[i].req, k, &head) == 0, "request %zu cut at %zu", i,
-				      k);
+				CHECK(http_judge(c[i].req, k, &head, &kpage) == 0,
+				      "request %zu cut at %zu", i, k);
 	}
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		long ms = http_scrape_timeout_ms(t[i].head, strlen(t[i].head));
+
+		CHECK(ms == t[i].ms, "scrape timeout %zu: %ld, not %ld", i, ms, t[i].ms);
+	}
+	CHECK(exp_budget_ms(10000) == 9500 && exp_budget_ms(-1) == EXP_DEADLINE_MS &&
+	      exp_budget_ms(600) == 300 && exp_budget_ms(1) == 1 && exp_budget_ms(1000) == 500,
+	      "budgets: %d %d %d %d", exp_budget_ms(10000), exp_budget_ms(-1), exp_budget_ms(600),
+	      exp_budget_ms(1000));
 	/* the head's bound */
 	memset(big, 'a', sizeof(big));
 	memcpy(big, "GET /metrics HTTP/1.1\r\nX: ", 26);
-	CHECK(http_judge(big, HTTP_MAX_HEAD - 1, &head) == 0, "below the bound");
-	CHECK(http_judge(big, HTTP_MAX_HEAD, &head) == 431, "at the bound");
+	CHECK(http_judge(big, HTTP_MAX_HEAD - 1, &head, &page) == 0, "below the bound");
+	CHECK(http_judge(big, HTTP_MAX_HEAD, &head, &page) == 431, "at the bound");
 	memcpy(big, "GET /", 5);
-	CHECK(http_judge(big, HTTP_MAX_HEAD, &head) == 431, "an endless request line");
+	CHECK(http_judge(big, HTTP_MAX_HEAD, &head, &page) == 431, "an endless request line");
 	memcpy(big + HTTP_MAX_HEAD - 4, "\r\n\r\n", 4);
 	memcpy(big, "GET /metrics HTTP/1.1\r\nX: ", 26);
-	CHECK(http_judge(big, HTTP_MAX_HEAD, &head) == 200, "a head of exactly the bound");
+	CHECK(http_judge(big, HTTP_MAX_HEAD, &head, &page) == 200, "a head of exactly the bound");
 	{
 		char h[512];
 		int hl = http_head(h, sizeof(h), 405, 10, "text/plain");
@@ -838,7 +1047,15 @@ static void test_listen(void)
 
 static void test_labels(void)
 {
-	char b[300];
+	char b[300], *esc = NULL;
+	size_t elen = 0;
+	FILE *m = open_memstream(&esc, &elen);
+
+	/* the one escaper of label values (src/util/om.h): \\, \" and \n only */
+	om_label_value(m, "a\\b\"c\nd\te/");
+	fclose(m);
+	CHECK(!strcmp(esc, "\"a\\\\b\\\"c\\nd\te/\""), "escaped: %s", esc);
+	free(esc);
 
 	exp_bridge_label("/run/choke", "/run/choke/bridge-eth1.sock", b, sizeof(b));
 	CHECK(!strcmp(b, "eth1"), "%s", b);
@@ -856,32 +1073,130 @@ static void test_labels(void)
 
 /* ---- the whole exposition, from sources made up here ---- */
 
+/*
+ * Bridges made up on real control sockets in a directory of our own: a
+ * thread answers each request as a bridge would (ok and a body, or error
+ * and a message), or, for a silent one, never accepts: the connection is
+ * made (the kernel's backlog takes it) and the answer never comes.
+ */
+enum { FB_OK, FB_REFUSE, FB_SILENT, FB_STALE };
+
 struct fake_bridge {
-	const char *path;
-	int rc;          /* what the call returns */
+	char path[108];
+	int how;
 	const char *body;
+	int fd;
 };
 
-static struct fake_bridge fakes[8];
+static struct fake_bridge fakes[12];
 static int nfakes;
 static struct recording *fake_rec;
+static char fake_dir[64];
+static int fake_stop[2] = { -1, -1 };
+static pthread_t fake_thread;
 
-static int fake_call(const char *path, int timeout_ms, char **body, char *err, size_t errlen)
+static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* what fake i answers from now on */
+static void fake_set(int i, int how, const char *body)
+{
+	pthread_mutex_lock(&fake_lock);
+	fakes[i].how = how;
+	fakes[i].body = body;
+	pthread_mutex_unlock(&fake_lock);
+}
+
+static void *fake_serve(void *p)
+{
+	struct pollfd pf[13];
+	int map[13], n, i, r;
+
+	(void)p;
+	for (;;) {
+		n = 0;
+		pf[n].fd = fake_stop[0], pf[n].events = POLLIN, map[n++] = -1;
+		for (i = 0; i < nfakes; i++)
+			if (fakes[i].fd >= 0 && fakes[i].how != FB_SILENT)
+				pf[n].fd = fakes[i].fd, pf[n].events = POLLIN, map[n++] = i;
+		if (poll(pf, (nfds_t)n, -1) < 0)
+			continue;
+		if (pf[0].revents)
+			return NULL;
+		for (i = 1; i < n; i++) {
+			struct fake_bridge *b = &fakes[map[i]];
+			char req[CTL_REQ_MAX + 1], *reply;
+			int c;
+
+			if (!(pf[i].revents & POLLIN))
+				continue;
+			c = accept(b->fd, NULL, NULL);
+			if (c < 0)
+				continue;
+			pthread_mutex_lock(&fake_lock);
+			r = asprintf(&reply, "%s %s\n%s", CTL_MAGIC, b->how == FB_OK ? "ok" : "error",
+				     b->body);
+			pthread_mutex_unlock(&fake_lock);
+			if (r >= 0 && recv(c, req, sizeof(req), 0) > 0) {
+				send(c, reply, strlen(reply), MSG_NOSIGNAL);
+			}
+			if (r >= 0)
+				free(reply);
+			close(c);
+		}
+	}
+}
+
+/* A made-up bridge at fake_dir/bridge-NAME.sock (FB_STALE: a socket file
+ * nobody listens on; NULL body and FB_OK: no socket at all). Its path. */
+static const char *fake_add(const char *name, int how, const char *body)
+{
+	struct fake_bridge *b = &fakes[nfakes++];
+	struct sockaddr_un sa;
+
+	snprintf(b->path, sizeof(b->path), "%s/bridge-%s.sock", fake_dir, name);
+	b->how = how;
+	b->body = body;
+	b->fd = -1;
+	if (how == FB_OK && !body)
+		return b->path;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", b->path);
+	b->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (b->fd < 0 || bind(b->fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    (how != FB_STALE && listen(b->fd, 8)))
+		CHECK(0, "fake bridge %s: %s", b->path, strerror(errno));
+	return b->path;
+}
+
+static void fakes_start(void)
+{
+	snprintf(fake_dir, sizeof(fake_dir), "/tmp/exporter-tests.XXXXXX");
+	CHECK(mkdtemp(fake_dir) != NULL, "mkdtemp: %s", strerror(errno));
+	nfakes = 0;
+	CHECK(pipe(fake_stop) == 0, "pipe");
+}
+
+static void fakes_run(void)
+{
+	CHECK(pthread_create(&fake_thread, NULL, fake_serve, NULL) == 0, "the fakes' thread");
+}
+
+static void fakes_stop(void)
 {
 	int i;
 
-	(void)timeout_ms;
-	*body = NULL;
-	for (i = 0; i < nfakes; i++)
-		if (!strcmp(fakes[i].path, path)) {
-			if (fakes[i].rc == 0 || fakes[i].rc == CTL_EREFUSED)
-				*body = strdup(fakes[i].body);
-			else
-				snprintf(err, errlen, "no running bridge at %s (no such socket)", path);
-			return fakes[i].rc;
-		}
-	snprintf(err, errlen, "no running bridge at %s (no such socket)", path);
-	return CTL_ENOBRIDGE;
+	if (write(fake_stop[1], "x", 1) == 1)
+		pthread_join(fake_thread, NULL);
+	for (i = 0; i < nfakes; i++) {
+		if (fakes[i].fd >= 0)
+			close(fakes[i].fd);
+		unlink(fakes[i].path);
+	}
+	close(fake_stop[0]);
+	close(fake_stop[1]);
+	rmdir(fake_dir);
+	nfakes = 0;
 }
 
 static int fake_qdiscs(struct nlq_set *s, int timeout_ms, char *err, size_t errlen)
@@ -895,7 +1210,8 @@ static int fake_qdiscs(struct nlq_set *s, int timeout_ms, char *err, size_t errl
 }
 
 /* exp_collect's output and what it logged */
-static char *collect(const struct exp_opts *o, struct exp_log *log, int *failed, char **logged)
+static char *collect(const struct exp_opts *o, struct exp_state *st, int budget_ms,
+		     int *failed, char **logged)
 {
 	char *out = NULL;
 	size_t len = 0;
@@ -906,7 +1222,7 @@ static char *collect(const struct exp_opts *o, struct exp_log *log, int *failed,
 	fflush(stderr);
 	saved = dup(2);
 	dup2(fileno(tmp), 2);
-	*failed = exp_collect(f, o, log);
+	*failed = exp_collect(f, o, st, budget_ms);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -922,15 +1238,12 @@ static char *collect(const struct exp_opts *o, struct exp_log *log, int *failed,
 
 static void test_collect(void)
 {
-	static const char *paths[] = { "/run/choke/bridge-ba.sock", "/run/choke/bridge-eth1.sock",
-				       "/run/choke/bridge-x.sock", "/tmp/other.sock",
-				       "/run/choke/bridge-gone.sock" };
-	struct exp_opts o = { EXP_DEFAULT_LISTEN, paths, 5, "/run/choke", 1, 100, fake_call,
-			      fake_qdiscs };
-	struct exp_log log = { NULL, 0, 0, 0 };
+	const char *paths[6];
+	struct exp_opts o = { EXP_DEFAULT_LISTEN, paths, 5, NULL, 1, 0, "9.8.7", fake_qdiscs };
+	struct exp_state st;
 	struct stats_snapshot s1, s2;
 	struct recording r;
-	char rec[512], *a, *b, *out, *logged;
+	char rec[512], want[512], *a, *b, *out, *logged;
 	int failed;
 
 	make_snapshot(&s1, "ba", "bz", 2);
@@ -940,50 +1253,78 @@ static void test_collect(void)
 	snprintf(rec, sizeof(rec), "%s/uml-6.1-ours.nlrec", fixture_dir);
 	CHECK(rec_load(rec, &r) == 0, "%s", rec);
 	fake_rec = &r;
-	nfakes = 0;
-	fakes[nfakes++] = (struct fake_bridge){ paths[0], 0, a };
-	fakes[nfakes++] = (struct fake_bridge){ paths[1], 0, b };
-	fakes[nfakes++] = (struct fake_bridge){ paths[2], CTL_EREFUSED, "busy\n" };
-	fakes[nfakes++] = (struct fake_bridge){ paths[3], 0, "hello\n" };
+	fakes_start();
+	o.dir = fake_dir;
+	paths[0] = fake_add("ba", FB_OK, a);
+	paths[1] = fake_add("eth1", FB_OK, b);
+	paths[2] = fake_add("x", FB_REFUSE, "busy\n");
+	paths[3] = fake_add("other", FB_OK, "hello\n");
+	paths[4] = fake_add("gone", FB_OK, NULL);
+	fakes_run();
+	exp_state_init(&st, 0, 1);
 
-	out = collect(&o, &log, &failed, &logged);
+	out = collect(&o, &st, 2000, &failed, &logged);
 	CHECK(failed == 3, "3 failed sources, not %d", failed);
-	CHECK(strstr(out, "choke_exporter_bridge_up{bridge=\"ba\",socket=\"/run/choke/bridge-ba.sock\"} 1\n")
-	      && strstr(out, "choke_exporter_bridge_up{bridge=\"eth1\",socket=\"/run/choke/bridge-eth1.sock\"} 1\n")
-	      && strstr(out, "choke_exporter_bridge_up{bridge=\"x\",socket=\"/run/choke/bridge-x.sock\"} 0\n")
-	      && strstr(out, "choke_exporter_bridge_up{bridge=\"/tmp/other.sock\",socket=\"/tmp/other.sock\"} 0\n")
-	      && strstr(out, "choke_exporter_bridge_up{bridge=\"gone\",socket=\"/run/choke/bridge-gone.sock\"} 0\n"),
+#define UP(name, v) (snprintf(want, sizeof(want), "choke_exporter_bridge_up{bridge=\"%s\",socket=\"%s/bridge-%s.sock\"} %d\n", name, fake_dir, name, v), strstr(out, want) != NULL)
+	CHECK(UP("ba", 1) && UP("eth1", 1) && UP("x", 0) && UP("other", 0) && UP("gone", 0),
 	      "the up gauges:\n%s", out);
 	CHECK(count(out, "# TYPE choke_bridge_sent_packets_total counter\n") == 1 &&
 	      count(out, "\nchoke_bridge_sent_packets_total{bridge=") == 3, "two bridges merged");
-	CHECK(count(out, "\nchoke_qdisc_info{") == 3 && strstr(out, "choke_exporter_qdiscs_up 1\n"),
+	CHECK(count(out, "\nchoke_qdisc_info{") >= 3 && strstr(out, "choke_exporter_qdiscs_up 1\n"),
 	      "the recorded qdiscs");
+	CHECK(strstr(out, "choke_build_info{version=\"9.8.7\"} 1\n") != NULL, "build info");
+	CHECK(strstr(out, "choke_exporter_scrape_budget_seconds 2.000\n") != NULL, "the budget");
 	CHECK(!strstr(out, "bridge_scan_up"), "no scan with --socket");
+	CHECK(strstr(out, "# TYPE choke_bridge_penalised_packets gauge\n") &&
+	      !strstr(out, "\nchoke_bridge_penalised_packets{"), "no per-flow series by default");
 	CHECK(strlen(out) > 6 && !strcmp(out + strlen(out) - 6, "# EOF\n") && count(out, "# EOF") == 1,
 	      "# EOF once, last");
-	CHECK(strstr(logged, "the bridge at /run/choke/bridge-x.sock refused: busy\n") &&
-	      strstr(logged, "the bridge at /tmp/other.sock answered metrics that do not parse: "
-			     "line 1: a sample of hello before its family's # TYPE\n") &&
-	      strstr(logged, "no running bridge at /run/choke/bridge-gone.sock") &&
-	      count(logged, "\n") == 3, "logged:\n%s", logged);
+	snprintf(want, sizeof(want), "the bridge at %s/bridge-x.sock refused: busy\n", fake_dir);
+	CHECK(strstr(logged, want) != NULL, "refused logged:\n%s", logged);
+	snprintf(want, sizeof(want), "the bridge at %s/bridge-other.sock answered metrics that do "
+		 "not parse: line 1: a sample of hello before its family's # TYPE\n", fake_dir);
+	CHECK(strstr(logged, want) != NULL, "bad metrics logged:\n%s", logged);
+	snprintf(want, sizeof(want), "no running bridge at %s/bridge-gone.sock (no such socket)",
+		 fake_dir);
+	CHECK(strstr(logged, want) && count(logged, "\n") == 3, "logged:\n%s", logged);
 	free(out);
 	free(logged);
 	/* the same errors again: logged once only; then one comes back */
-	out = collect(&o, &log, &failed, &logged);
+	out = collect(&o, &st, 2000, &failed, &logged);
 	CHECK(failed == 3 && logged[0] == 0, "logged again:\n%s", logged);
 	free(out);
 	free(logged);
-	fakes[nfakes++] = (struct fake_bridge){ paths[4], 0, a };
-	out = collect(&o, &log, &failed, &logged);
-	CHECK(failed == 2 && strstr(logged, "/run/choke/bridge-gone.sock: answers again\n") &&
-	      count(logged, "\n") == 1, "recovery logged: %d\n%s", failed, logged);
+	/* bridge-gone there, refusing, then answering: "answers again" once */
+	fakes_stop();
+	exp_state_free(&st);
+	fakes_start();
+	o.dir = fake_dir;
+	paths[0] = fake_add("ba", FB_OK, a);
+	paths[1] = fake_add("eth1", FB_OK, b);
+	paths[2] = fake_add("x", FB_REFUSE, "busy\n");
+	paths[3] = fake_add("other", FB_OK, "hello\n");
+	paths[4] = fake_add("gone", FB_REFUSE, "stopping\n");
+	fakes_run();
+	exp_state_init(&st, 0, 1);
+	o.penalised_flows = 1;
+	out = collect(&o, &st, 2000, &failed, &logged);
+	CHECK(failed == 3 && count(logged, "\n") == 3, "three errors: %d\n%s", failed, logged);
+	free(out);
+	free(logged);
+	fake_set(4, FB_OK, a);
+	out = collect(&o, &st, 2000, &failed, &logged);
+	snprintf(want, sizeof(want), "%s/bridge-gone.sock: answers again\n", fake_dir);
+	CHECK(failed == 2 && strstr(logged, want) && count(logged, "\n") == 1,
+	      "recovery logged: %d\n%s", failed, logged);
+	CHECK(strstr(out, "\nchoke_bridge_penalised_packets{bridge=\"ba\"") != NULL,
+	      "--penalised-flows: the per-flow series");
 	free(out);
 	free(logged);
 	/* the kernel's qdiscs unreadable: their families still there, up 0 */
 	fake_rec = NULL;
 	o.nsockets = 0;
 	o.dir = "/nonexistent";
-	out = collect(&o, &log, &failed, &logged);
+	out = collect(&o, &st, 2000, &failed, &logged);
 	CHECK(failed == 1 && strstr(out, "choke_exporter_qdiscs_up 0\n") &&
 	      strstr(out, "# TYPE choke_qdisc_sent_packets_total counter\n") &&
 	      !strstr(out, "\nchoke_qdisc_sent_packets_total{") &&
@@ -992,20 +1333,79 @@ static void test_collect(void)
 	      "netlink down: %d\n%s\n%s", failed, out, logged);
 	free(out);
 	free(logged);
-	exp_log_free(&log);
+	/* the scan finds the sockets in the directory, sorted */
+	fake_rec = &r;
+	o.dir = fake_dir;
+	out = collect(&o, &st, 2000, &failed, &logged);
+	CHECK(failed == 2 && strstr(out, "choke_exporter_bridge_scan_up") &&
+	      strstr(out, "{bridge=\"ba\",") < strstr(out, "{bridge=\"eth1\",") &&
+	      strstr(out, "{bridge=\"eth1\",") < strstr(out, "{bridge=\"gone\","),
+	      "the scanned directory: %d\n%s", failed, logged);
+	free(out);
+	free(logged);
+	exp_state_free(&st);
+	fakes_stop();
 	rec_free(&r);
 	free(a);
 	free(b);
+#undef UP
 }
 
-/* Two bridges, the recorded qdiscs of sch_libchoke, the exporter's own
- * gauges: what the exporter serves, but for made-up sources. */
+/* Bridges that never answer cost the scrape its budget, not one each: they
+ * are asked at once. A full listen backlog is retried until the budget. */
+static void test_parallel(void)
+{
+	const char *paths[8];
+	struct exp_opts o = { EXP_DEFAULT_LISTEN, paths, 0, NULL, 0, 0, "1", NULL };
+	struct exp_state st;
+	struct stats_snapshot s1;
+	char *a, *out, *logged, want[300];
+	long long t0, took;
+	int failed, i;
+
+	make_snapshot(&s1, "ba", "bz", 1);
+	a = render(&s1);
+	fakes_start();
+	o.dir = fake_dir;
+	paths[0] = fake_add("a-answers", FB_OK, a);
+	for (i = 1; i <= 5; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "silent%d", i);
+		paths[i] = fake_add(name, FB_SILENT, NULL);
+	}
+	paths[6] = fake_add("stale", FB_STALE, NULL);
+	o.nsockets = 7;
+	fakes_run();
+	exp_state_init(&st, 0, 1);
+	t0 = exp_ask_now_ms();
+	out = collect(&o, &st, 400, &failed, &logged);
+	took = exp_ask_now_ms() - t0;
+	CHECK(failed == 6 && took >= 390 && took < 1500, "5 silent bridges and a stale one within "
+	      "a 400 ms budget: %lld ms, %d failed", took, failed);
+	snprintf(want, sizeof(want), "choke_exporter_bridge_up{bridge=\"a-answers\",socket=\"%s/"
+		 "bridge-a-answers.sock\"} 1\n", fake_dir);
+	CHECK(strstr(out, want) && strstr(out, "\nchoke_bridge_sent_packets_total{bridge=\"a-answers\""),
+	      "the answering bridge's series:\n%s", logged);
+	snprintf(want, sizeof(want), "no answer from the bridge at %s/bridge-silent3.sock within "
+		 "the scrape's budget (400 ms)", fake_dir);
+	CHECK(strstr(logged, want) && strstr(logged, "(a stale socket: nobody listens on it)"),
+	      "logged:\n%s", logged);
+	free(out);
+	free(logged);
+	exp_state_free(&st);
+	fakes_stop();
+	free(a);
+}
+
+/* Two bridges, the recorded qdiscs of sch_libchoke (choke and chokeplus),
+ * the exporter's own gauges: what the exporter serves (with the per-flow
+ * series, which the dashboard shows), but for made-up sources. */
 static int do_exposition(const char *path)
 {
-	static const char *paths[] = { "/run/choke/bridge-ba.sock", "/run/choke/bridge-eth1.sock" };
-	struct exp_opts o = { EXP_DEFAULT_LISTEN, paths, 2, "/run/choke", 1, 100, fake_call,
-			      fake_qdiscs };
-	struct exp_log log = { NULL, 0, 0, 1 };
+	const char *paths[2];
+	struct exp_opts o = { EXP_DEFAULT_LISTEN, paths, 2, NULL, 1, 1, "0.0.0", fake_qdiscs };
+	struct exp_state st;
 	struct stats_snapshot s1, s2;
 	struct recording r;
 	char rec[512], *a, *b;
@@ -1022,18 +1422,22 @@ static int do_exposition(const char *path)
 		return 1;
 	}
 	fake_rec = &r;
-	nfakes = 0;
-	fakes[nfakes++] = (struct fake_bridge){ paths[0], 0, a };
-	fakes[nfakes++] = (struct fake_bridge){ paths[1], 0, b };
+	fakes_start();
+	o.dir = fake_dir;
+	paths[0] = fake_add("ba", FB_OK, a);
+	paths[1] = fake_add("eth1", FB_OK, b);
+	fakes_run();
 	f = fopen(path, "w");
 	if (!f) {
 		fprintf(stderr, "exporter-tests: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	failed = exp_collect(f, &o, &log);
-	if (fclose(f) || failed)
+	exp_state_init(&st, 1, 0);
+	failed = exp_collect(f, &o, &st, 5000);
+	exp_state_free(&st);
+	fakes_stop();
+	if (fclose(f) || failed || fails)
 		return 1;
-	exp_log_free(&log);
 	rec_free(&r);
 	free(a);
 	free(b);
@@ -1051,11 +1455,13 @@ int main(int argc, char **argv)
 	test_fixtures();
 	test_messages();
 	test_handles();
+	test_widen();
 	test_merge();
 	test_http();
 	test_listen();
 	test_labels();
 	test_collect();
+	test_parallel();
 	printf("exporter-tests: %d checks, %d failed\n", checks, fails);
 	return fails ? 1 : 0;
 }

@@ -11,14 +11,17 @@
  *            [flags N] [maxp N] [stab-fill V] [stab-set I V]
  *            [parms-len N] [stab-len N] [maxp-len N]
  *            [no-parms] [no-stab] [no-opts]
- *            [kind choke|chokeplus] [variant V D P] [variant-len N]
+ *            [kind choke|chokeplus] [variant V D P] [variant-more B S T [PAD]]
+ *            [variant-len N]
  *            [extra-attr TYPE]
  *
  * Defaults: kind choke, limit 1000 min 100 max 300 wlog 7 plog 24 scell 17
  * flags 0, no MAX_P, a 256-byte Stab of zeros with entry 255 = 31.
  * variant V D P adds TCA_CHOKEPLUS_VARIANT (kmod/chokeplus.h) = { variant
- * V, draws D, protect P } (variant-len N sends N bytes of it, zero-padded
- * beyond 4); extra-attr TYPE adds an empty attribute of that type after
+ * V, draws D, protect P }, variant-more B S T [PAD] the fields after them
+ * { protect_by B, sparse S, target_us T, pad PAD } (variant-len N sends N
+ * bytes of it, zero-padded beyond 12; 4 is 0.1.0's form); extra-attr TYPE
+ * adds an empty attribute of that type after
  * the others.
  */
 #include <errno.h>
@@ -149,6 +152,18 @@ int main(int argc, char **argv)
 			var.variant = (unsigned char)num(v);
 			var.draws = (unsigned char)num(argv[++i]);
 			var.protect = (unsigned short)num(argv[++i]);
+			have_var = 1;
+		}
+		else if (!strcmp(w, "variant-more")) {
+			if (i + 2 >= argc) {
+				fprintf(stderr, "choke-nl: variant-more needs B S T [PAD]\n");
+				return 2;
+			}
+			var.protect_by = (unsigned char)num(v);
+			var.sparse = (unsigned char)num(argv[++i]);
+			var.target_us = (uint32_t)num(argv[++i]);
+			if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9')
+				var.pad = (unsigned short)num(argv[++i]);
 			have_var = 1;
 		}
 		else if (!strcmp(w, "variant-len")) { var_len = num(v); have_var = 1; }

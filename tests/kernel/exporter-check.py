@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 # SPDX-FileCopyrightText: 2026 The choke authors
 """The host's half of tests/kernel/exporter-uml.sh: what `choke exporter`
-said about each kernel choke qdisc in the UML guest, against what
-`tc -s -d -j qdisc show` said at the same moment (no traffic left, the two
-tc readings identical), per implementation (mainline's sch_choke, our
-sch_libchoke).
+said about each kernel choke and chokeplus qdisc in the UML guest, against
+what `tc -s -d -j qdisc show` said at the same moment (no traffic left, the
+two tc readings identical), per implementation (mainline's sch_choke, our
+sch_libchoke with its second id, chokeplus).
 
     exporter-check.py RUN [--record-to DIR]
 
@@ -68,8 +68,34 @@ def promtool(path):
 
 def chokes(tc):
     for q in tc:
-        if q.get("kind") == "choke":
+        if q.get("kind") in ("choke", "chokeplus"):
             yield q
+
+
+def variant(o):
+    """tc's words of a chokeplus variant: (variant, draws, protect) as
+    struct tc_chokeplus_variant holds them"""
+    if "draws" in o:
+        v, d = 1, o["draws"]
+    elif o.get("adaptive"):
+        v, d = 2, 0
+    elif "geometric" in o:
+        v, d = 3, o["geometric"]
+    else:
+        v, d = 0, 0
+    return v, d, o.get("protect", 0)
+
+
+def reasons(q):
+    """the drops by reason the exporter must give, from tc's counters"""
+    if q["kind"] == "chokeplus":
+        r = {"early": q["early"], "limit": q["pdrop"], "protect": q["protect"],
+             "other": q["other"]}
+        r["match"] = q["drops"] - sum(r.values())
+    else:
+        r = {"early": q["early"], "limit": q["pdrop"], "match": 2 * q["matched"]}
+        r["other"] = q["drops"] - sum(r.values())
+    return r
 
 
 def parent(q):
@@ -108,13 +134,17 @@ for impl in impls:
     else:
         bad(impl + "/up", "choke_exporter_qdiscs_up is not 1")
     infos = [k for k in om if k[0] == "choke_qdisc_info"]
-    if len(qs) == 3 and len(infos) == 3:
-        ok(impl + "/count", "3 choke qdiscs in tc, 3 in the exposition")
+    nplus = sum(1 for q in qs if q["kind"] == "chokeplus")
+    want_n, want_plus = (5, 2) if impl == "ours" else (3, 0)
+    if len(qs) == want_n and len(infos) == want_n and nplus == want_plus:
+        ok(impl + "/count", "%d qdiscs in tc (%d chokeplus), %d in the exposition" %
+           (len(qs), nplus, len(infos)))
     else:
-        bad(impl + "/count", "%d choke qdiscs in tc, %d in the exposition" % (len(qs), len(infos)))
+        bad(impl + "/count", "%d qdiscs in tc (%d chokeplus), %d in the exposition" %
+            (len(qs), nplus, len(infos)))
     wrong = []
     for q in qs:
-        lab = {("dev", q["dev"]), ("handle", q["handle"]), ("parent", parent(q))}
+        lab = {("device", q["dev"]), ("handle", q["handle"]), ("parent", parent(q))}
 
         def get(name, extra=()):
             return om.get((name, frozenset(lab | set(extra))))
@@ -136,22 +166,30 @@ for impl in impls:
         for name, v in want.items():
             if get(name) != v:
                 wrong.append("%s %s: %s, tc %s" % (q["dev"], name, get(name), v))
-        reasons = {"early": q["early"], "limit": q["pdrop"], "match": 2 * q["matched"],
-                   "other": q["drops"] - q["early"] - q["pdrop"] - 2 * q["matched"]}
-        for r, v in reasons.items():
+        want_r = reasons(q)
+        for r, v in want_r.items():
             g = get("choke_qdisc_dropped_packets_total", [("reason", r)])
             if g != v:
                 wrong.append("%s dropped{reason=%s}: %s, tc %s" % (q["dev"], r, g, v))
-        total = sum(get("choke_qdisc_dropped_packets_total", [("reason", r)]) or 0 for r in reasons)
+        given = {dict(k[1]).get("reason") for k in om
+                 if k[0] == "choke_qdisc_dropped_packets_total" and lab <= set(k[1])}
+        if given != set(want_r):
+            wrong.append("%s: reasons %s, not %s" % (q["dev"], sorted(given), sorted(want_r)))
+        total = sum(get("choke_qdisc_dropped_packets_total", [("reason", r)]) or 0 for r in want_r)
         if total != q["drops"]:
             wrong.append("%s: the reasons add up to %s, tc's dropped %s" % (q["dev"], total, q["drops"]))
         info = next((k for k in infos if lab <= set(k[1])), ("", frozenset()))
         words = [v for (k, v) in info[1] if k == "params"]
+        kind = [v for (k, v) in info[1] if k == "kind"]
         w = words[0] if words else ""
         head = "limit %dp min %dp max %dp " % (o["limit"], o["min"], o["max"])
-        if not w.startswith(head) or ((" ecn " in " " + w + " ") != bool(o.get("ecn"))) or \
-                ("ewma %d " % o["ewma"]) not in w or ("Scell_log %d" % o["Scell_log"]) not in w:
-            wrong.append("%s info params %r, tc %r" % (q["dev"], w, o))
+        vk, vd, vp = variant(o) if q["kind"] == "chokeplus" else (0, 0, 0)
+        var = {1: "draws %d " % vd, 2: "adaptive ", 3: "geometric %d " % vd}.get(vk, "") + \
+            ("protect %d " % vp if vp else "")
+        if not w.startswith(head + var) or ((" ecn " in " " + w + " ") != bool(o.get("ecn"))) or \
+                ("ewma %d " % o["ewma"]) not in w or ("Scell_log %d" % o["Scell_log"]) not in w or \
+                kind != [q["kind"]]:
+            wrong.append("%s info kind %s params %r, tc %s %r" % (q["dev"], kind, w, q["kind"], o))
     if wrong:
         bad(impl + "/values", "; ".join(wrong))
     else:
@@ -168,10 +206,20 @@ for impl in impls:
         need.append("c1 (20 UDP flows): matches and early drops")
     if by.get("c2", {}).get("packets", 0) <= 0:
         need.append("c2: packets sent")
+    if impl == "ours":
+        if by.get("c3", {}).get("protect", 0) <= 0:
+            need.append("c3 (chokeplus protect, 2 floods + TCP): protect's drops")
+        c4 = by.get("c4")
+        if not c4 or c4["matched"] <= 0 or reasons(c4)["match"] <= 2 * c4["matched"]:
+            need.append("c4 (chokeplus draws 3, 20 UDP flows): matches with more than one "
+                        "victim each")
     if need:
         bad(impl + "/traffic", "missing: " + "; ".join(need))
     else:
-        ok(impl + "/traffic", "matches, marks and early drops happened where forced")
+        ok(impl + "/traffic", "matches, marks and early drops happened where forced%s" %
+           ("; protect's drops (%d) and matches of several victims (%d drops for %d matches)" %
+            (by["c3"]["protect"], reasons(by["c4"])["match"], by["c4"]["matched"])
+            if impl == "ours" else ""))
 
     # the server
     get_st = read(os.path.join(d, "http-get.status"), "").strip()
@@ -193,9 +241,21 @@ for impl in impls:
         bad(impl + "/http-head", "HEAD: %r" % head_st)
     st404 = read(os.path.join(d, "http-404.status"), "").strip()
     if st404.startswith("404 "):
-        ok(impl + "/http-404", "GET /: 404")
+        ok(impl + "/http-404", "GET /nope: 404")
     else:
-        bad(impl + "/http-404", "GET /: %r" % st404)
+        bad(impl + "/http-404", "GET /nope: %r" % st404)
+    root_st = read(os.path.join(d, "http-root.status"), "").strip()
+    if root_st.startswith("200 text/html") and 'href="/metrics"' in read(
+            os.path.join(d, "http-root.txt"), ""):
+        ok(impl + "/http-root", "GET /: the landing page, linking /metrics")
+    else:
+        bad(impl + "/http-root", "GET /: %r" % root_st)
+    budget = samples(read(os.path.join(d, "http-get.txt"), "")).get(
+        ("choke_exporter_scrape_budget_seconds", frozenset()))
+    if budget == 9.5:
+        ok(impl + "/scrape-timeout", "X-Prometheus-Scrape-Timeout-Seconds: 10 gives a 9.5 s budget")
+    else:
+        bad(impl + "/scrape-timeout", "budget %r for a 10 s scrape timeout" % budget)
     if read(os.path.join(d, "server.rc"), "").strip() == "0" and \
             "choke: exporter: stopped" in read(os.path.join(d, "server.log"), ""):
         ok(impl + "/sigterm", "SIGTERM: stopped, exit 0")
@@ -207,11 +267,14 @@ for impl in impls:
         if read(os.path.join(d, "record.rc"), "").strip() != "0":
             bad(impl + "/record", read(os.path.join(d, "record.txt")))
             continue
-        expect = "".join("%s %s %s %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n" % (
+        # as exporter-tests' print_qdiscs writes them
+        expect = "".join("%s %s %s %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d%s\n" % (
             q["dev"], q["handle"], parent(q), q["bytes"], q["packets"], q["drops"],
             q["overlimits"], q["requeues"], q["qlen"], q["backlog"], q["early"], q["pdrop"],
             q["other"], q["marked"], q["matched"], q["options"]["limit"], q["options"]["min"],
-            q["options"]["max"]) for q in qs)
+            q["options"]["max"],
+            " chokeplus %d %d %d protect %d" % (variant(q["options"]) + (q["protect"],))
+            if q["kind"] == "chokeplus" else "") for q in qs)
         base = os.path.join(record_to, "uml-6.1-" + impl)
         shutil.copyfile(os.path.join(d, "dump.nlrec"), base + ".nlrec")
         with open(base + ".expect", "w") as f:

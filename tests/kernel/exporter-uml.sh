@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 # SPDX-FileCopyrightText: 2026 The choke authors
 # `choke exporter` against real kernel choke qdiscs: mainline's sch_choke and
-# our sch_libchoke in a User-Mode Linux guest (tests/kernel/exporter-guest.sh),
-# compared on the host with what tc printed (tests/kernel/exporter-check.py).
+# our sch_libchoke (its choke and chokeplus ids) in a User-Mode Linux guest
+# (tests/kernel/exporter-guest.sh), compared on the host with what tc printed
+# (tests/kernel/exporter-check.py).
 #
 #   sh tests/kernel/exporter-uml.sh [--kdir DIR] [--kmod FILE] [--record]
 #
@@ -51,6 +52,12 @@ if [ ! -x "$CHOKE" ] || [ ! -x "$EXPORTER_TESTS" ]; then
 fi
 CHOKE=$(readlink -f "$CHOKE")
 EXPORTER_TESTS=$(readlink -f "$EXPORTER_TESTS")
+# tc's chokeplus: the plugin built for the host (the guest runs the host's
+# root file system), found through TC_LIB_DIR
+step "q_chokeplus.so for the guest's tc"
+make -s BUILD=build/gcc CC=gcc build/gcc/q_chokeplus.so >>"$OUT/build.log" 2>&1 ||
+	{ tail -20 "$OUT/build.log"; exit 1; }
+TC_LIB=$(readlink -f build/gcc)
 
 if [ -z "$KDIR" ]; then
 	KDIR=$ROOT/build/kernel/linux-source-6.1
@@ -78,7 +85,8 @@ set +e
 ( cd "$RUN" && timeout -k 20 600 "$KDIR/linux" mem=512M rootfstype=hostfs rootflags=/ rw \
 	init="$ROOT/tests/kernel/exporter-guest.sh" con0=fd:0,fd:1 con=null quiet \
 	CHOKE_ROOT="$ROOT" CHOKE_RUN="$RUN" CHOKE_KDIR="$KDIR" CHOKE_KMOD="$KMOD" \
-	CHOKE_BIN="$CHOKE" $( [ $RECORD = 1 ] && echo CHOKE_RECORDER="$EXPORTER_TESTS" ) \
+	CHOKE_BIN="$CHOKE" CHOKE_TC_LIB="$TC_LIB" \
+	$( [ $RECORD = 1 ] && echo CHOKE_RECORDER="$EXPORTER_TESTS" ) \
 	</dev/null >"$RUN/console.log" 2>&1 )
 urc=$?
 set -e

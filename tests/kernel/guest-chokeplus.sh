@@ -7,7 +7,8 @@
 # place; the module refuses malformed options with a message each (sent
 # by choke-nl, which tc's plugin never sends); floods under protect are
 # held near their fair share and its drops are counted; choke and chokeplus
-# run side by side; the module unloads clean.
+# run side by side; mq with a chokeplus per transmit queue of a 4-queue
+# veth (guest-mq.sh); the module unloads clean.
 #
 # Environment: CHOKE_RUN, CHOKE_KMOD (sch_libchoke.ko), CHOKE_TC_LIB (the
 # folder of q_chokeplus.so), CHOKE_NL (choke-nl), CHOKE_QUICK=1 (a shorter
@@ -78,6 +79,28 @@ case $s in
 *"protect"*|*"draws"*) bad change-to-plain "shown as: $s" ;;
 *) ok "change-to-plain: $s" ;;
 esac
+# protect's additions (issue 19): shown back in the same words, text and JSON
+if tcb qdisc change dev cp0 parent 1:1 handle 10: chokeplus limit 1000 bandwidth 4mbit \
+	protect srchost target 5ms sparse 2>"$RUN/cp.err"; then
+	s=$(tcb qdisc show dev cp0 | grep 'qdisc chokeplus')
+	case $s in
+	*"protect 64 srchost target 5000us sparse "*) ok "additions: $s" ;;
+	*) bad additions "shown as: $s" ;;
+	esac
+	j=$(tcb -j qdisc show dev cp0 | python3 -c '
+import json, sys
+o = [x for x in json.load(sys.stdin) if x["kind"] == "chokeplus"][0]["options"]
+print(o.get("protect_by"), o.get("target_us"), o.get("sparse"))' 2>&1)
+	if [ "$j" = "srchost 5000 True" ]; then ok "additions-json: $j"; else bad additions-json "$j"; fi
+else
+	bad additions "$(cat "$RUN/cp.err")"
+fi
+tcb qdisc change dev cp0 parent 1:1 handle 10: chokeplus limit 1000 bandwidth 4mbit \
+	target 5ms >"$RUN/cp.out" 2>&1
+case $(cat "$RUN/cp.out") in
+*"goes with protect"*) ok "target-needs-protect: $(head -1 "$RUN/cp.out")" ;;
+*) bad target-needs-protect "$(cat "$RUN/cp.out")" ;;
+esac
 tcb qdisc del dev cp0 root
 
 # --- what only a hand-made request sends: the module's own checks -------------
@@ -103,8 +126,18 @@ nl_case draws-1 "draws must be 2 to 16" variant 1 1 0
 nl_case draws-17 "draws must be 2 to 16" variant 1 17 0
 nl_case geometric-0 "cap must be 1 to 16" variant 3 0 0
 nl_case stray-draws "without draws or geometric" variant 0 5 0
-nl_case variant-short "4 bytes" variant 0 0 64 variant-len 3
-nl_case variant-long "4 bytes" variant 0 0 64 variant-len 8
+nl_case variant-v1 ok variant 0 0 64 variant-len 4
+nl_case variant-short "12 bytes, or its first 4" variant 0 0 64 variant-len 3
+nl_case variant-mid "12 bytes, or its first 4" variant 0 0 64 variant-len 8
+nl_case variant-long "12 bytes, or its first 4" variant 0 0 64 variant-len 16
+nl_case target-sparse-hosts ok variant 0 0 64 variant-more 1 1 5000
+nl_case sparse-alone ok variant 0 0 0 variant-more 0 1 0
+nl_case by-4 "flows, srchost, dsthost or hosts" variant 0 0 64 variant-more 4 0 0
+nl_case by-without-protect "with protect" variant 0 0 0 variant-more 2 0 0
+nl_case target-without-protect "target must be 1 us to 1 s" variant 0 0 0 variant-more 0 0 5000
+nl_case target-2s "target must be 1 us to 1 s" variant 0 0 64 variant-more 0 0 2000000
+nl_case sparse-2 "sparse is 0 or 1" variant 0 0 64 variant-more 0 2 0
+nl_case pad "the padding 0" variant 0 0 64 variant-more 0 0 0 1
 nl_case unknown-attr "err" extra-attr 5
 nl_case no-stab "STAB" no-stab
 # choke, the mainline-compatible id, knows no variant attribute
@@ -169,9 +202,49 @@ if grep -q "matched [0-9]* protect [1-9]" "$RUN/cp-stats.txt"; then ok "stats-te
 else bad stats-text "$(cat "$RUN/cp-stats.txt")"; fi
 if grep -q "qdisc choke 10:" "$RUN/cp-back.txt"; then ok "side-by-side: choke and chokeplus at once"
 else bad side-by-side "$(cat "$RUN/cp-back.txt")"; fi
+# --- traffic again, protect's short queue and the light lane: a ping every
+# 200 ms through the loaded link stays short (the 25/50 thresholds above
+# keep it at 60 ms and more); the floods still held, TCP still served
+for p in $(ip netns pids s); do kill "$p" 2>/dev/null; done
+C tc qdisc change dev c0 parent 1:1 handle 10: chokeplus limit 1000 bandwidth 4mbit \
+	protect target 5ms sparse
+S iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
+S iperf3 -s -1 -p 5202 -J >/dev/null 2>&1 &
+sleep 1
+C timeout $((SECS + 40)) iperf3 -c 10.9.0.2 -p 5202 -u -b 2000k -P 4 -l 1000 -w 2M \
+	-t $((SECS + 6)) -J --get-server-output >"$RUN/cp-udp2.json" 2>&1 &
+udp=$!
+sleep 3
+C timeout $((SECS + 10)) ping -n -i 0.2 -W 2 -c $((SECS * 5 - 5)) 10.9.0.2 >"$RUN/cp-ping.txt" 2>&1 &
+ping=$!
+C timeout $((SECS + 30)) iperf3 -c 10.9.0.2 -p 5201 -P 8 -t "$SECS" -J >"$RUN/cp-tcp2.json" 2>&1
+wait $udp
+wait $ping
+C tc -s -j qdisc show dev c0 >"$RUN/cp-stats2.json" 2>&1
+python3 - "$RUN/cp-tcp2.json" "$RUN/cp-ping.txt" "$RUN/cp-stats2.json" <<'PY' >"$RUN/cp-traffic2" 2>&1
+import json, re, sys
+tcp = json.load(open(sys.argv[1]))
+secs = tcp["end"]["sum_received"]["seconds"]
+tcp_share = sum(s["receiver"]["bytes"] for s in tcp["end"]["streams"]) * 8 / secs / 4e6
+rtts = sorted(float(m) for m in re.findall(r"time=([0-9.]+) ms", open(sys.argv[2]).read()))
+q = [x for x in json.load(open(sys.argv[3])) if x["kind"] == "chokeplus"][0]
+assert len(rtts) >= 10, "only %d ping replies" % len(rtts)
+p50 = rtts[len(rtts) // 2]
+# the light lane: the ping's median a few packet times, not the queue's
+assert p50 < 20, (p50, rtts[-1])
+# TCP keeps at least 40% (8 of 12 shares is 0.67); the lane was used
+assert tcp_share >= 0.4, tcp_share
+assert q.get("lane", 0) > 0 and q["protect"] > 0, q
+print("ping p50 %.1f ms max %.1f ms over %d, TCP %.3f of the link; lane %d, protect %d" % (
+    p50, rtts[-1], len(rtts), tcp_share, q["lane"], q["protect"]))
+PY
+if [ $? = 0 ]; then ok "target-sparse: $(cat "$RUN/cp-traffic2")"; else bad target-sparse "$(tail -3 "$RUN/cp-traffic2")"; fi
 for p in $(ip netns pids s) $(ip netns pids c); do kill "$p" 2>/dev/null; done
 sleep 1
 ip netns del c; ip netns del s
+
+# --- multi-queue: mq with a chokeplus per transmit queue (guest-mq.sh) --------
+. tests/kernel/guest-mq.sh
 
 # --- unload ----------------------------------------------------------------------
 if rmmod sch_libchoke 2>"$RUN/cp-rmmod.err"; then ok "rmmod"

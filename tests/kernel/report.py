@@ -6,7 +6,6 @@
   report.py gen-batch OUTDIR [--quick]   tc batch of the configuration cases
   report.py report RUNDIR LOG            compare mainline and ours, print the
                                          summary, write LOG; exit 1 on failure
-  report.py bench BENCH_TXT [CPU_TXT]    the cost table of guest-bench.sh
   report.py fuzz RUNDIR                  the netlink fuzzer's table (guest-fuzz.sh)
 
 The configuration cases come from tests/vectors/params.vec (what stock tc
@@ -764,111 +763,6 @@ def fuzz(run):
     return 1 if rep.failures else 0
 
 
-# ------------------------------------------------------------------ bench
-
-STATES = (("short", "tbf 10gbit, queue short, 64 flows"),
-          ("standing", "tbf 10mbit, standing queue, 64 flows"),
-          ("standing4", "tbf 10mbit, standing queue, 4 flows"))
-
-
-def median(v):
-    v = sorted(v)
-    n = len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
-
-
-def bench(path, cpu_path=None):
-    """The table of guest-bench.sh's results: ns per offered packet
-    (median and range over rounds) and the ratio to mainline, taken within
-    each round, with the choke counters per offered packet."""
-    # Each run of a qdisc other than the reference (mainline) is compared
-    # with the mean of the reference runs just before and after it.
-    cpu = {}
-    for line in read(cpu_path).splitlines() if cpu_path else []:
-        w = line.split()
-        if len(w) == 3:
-            cpu[(w[0], w[1])] = int(w[2])
-    rounds, cur, seq = [], None, []
-    for line in read(path).splitlines():
-        if line.startswith("round "):
-            cur = {}
-            rounds.append(cur)
-        elif line.startswith("run ") and cur is not None:
-            kv = dict(w.split("=", 1) for w in line.split(" stats=")[0].split()[1:])
-            stats = line.split(" stats=", 1)[1] if " stats=" in line else "[]"
-            try:
-                usec, sofar, errors = int(kv["usec"]), int(kv["sofar"]), int(kv["errors"])
-            except (KeyError, ValueError):
-                continue
-            offered = sofar + errors
-            rid = kv.get("id")
-            if ("start", rid) in cpu and ("stop", rid) in cpu:
-                spent = cpu[("stop", rid)] - cpu[("start", rid)]
-            elif cpu_path:
-                continue  # no CPU time for this run: left out
-            else:
-                spent = usec * 1000.0
-            run = {"ns": spent / float(offered) if offered else float("nan"),
-                   "wall_ns": usec * 1000.0 / offered if offered else float("nan"),
-                   "offered": offered, "q": choke_json(stats) or {}, "state": kv["state"],
-                   "impl": kv["impl"]}
-            seq.append(run)
-            cur.setdefault((kv["state"], kv["impl"]), []).append(run)
-    for i, run in enumerate(seq):
-        if run["impl"] == "mainline":
-            continue
-        near = [seq[j]["ns"] for j in (i - 1, i + 1)
-                if 0 <= j < len(seq) and seq[j]["impl"] == "mainline" and seq[j]["state"] == run["state"]]
-        run["ratio"] = run["ns"] / (sum(near) / len(near)) if near else None
-    impls = []
-    for r in rounds:
-        for (_, impl) in r:
-            if impl not in impls:
-                impls.append(impl)
-    out = []
-    out.append("%d rounds; ns per offered packet (%s): median (min-max over runs); ratio: to the mean of the mainline runs just before and after, median (min-max)"
-               % (len(rounds), "UML's CPU time" if cpu_path else "pktgen's wall-clock time"))
-    for state, what in STATES:
-        out.append("")
-        out.append("%s (%s):" % (state, what))
-        out.append("")
-        out.append("| qdisc | ns/packet | ratio to mainline | Mpps | early | matched | pdrop | per 10^6 offered: pdrop |")
-        out.append("|---|---|---|---|---|---|---|---|")
-        for impl in impls:
-            runs = [x for r in rounds for x in r.get((state, impl), [])]
-            ns = [x["ns"] for x in runs]
-            if not ns:
-                continue
-            ratios = [x["ratio"] for x in runs if x.get("ratio")] if impl != "mainline" else [1.0]
-            off = sum(x["offered"] for x in runs)
-            def tot(k):
-                return sum(int(x["q"].get(k, 0) or 0) for x in runs)
-            pdrop = tot("pdrop")
-            row = "| %s | %.0f (%.0f-%.0f) | %s | %.2f | %s | %s | %s | %.1f |" % (
-                impl, median(ns), min(ns), max(ns),
-                "%.2f (%.2f-%.2f)" % (median(ratios), min(ratios), max(ratios)) if ratios else "-",
-                1000.0 / median(ns),
-                "%.3f" % (tot("early") / float(off)) if impl != "pfifo" else "-",
-                "%.4f" % (tot("matched") / float(off)) if impl != "pfifo" else "-",
-                pdrop, pdrop * 1e6 / off if off else 0)
-            out.append(row)
-    floods = [l for l in read(path).splitlines() if l.startswith("flood ")]
-    if floods:
-        out.append("")
-        out.append("floods (4 UDP flows at full speed for 1 s, 4 times with 2 s pauses, one choke kept under tbf 10mbit, "
-                   "limit 1000 min 800 max 900, no ecn; counters after each flood):")
-        out.append("")
-        out.append("| qdisc | flood | sent | backlog | early | pdrop | matched |")
-        out.append("|---|---|---|---|---|---|---|")
-        for line in floods:
-            kv = dict(w.split("=", 1) for w in line.split(" stats=")[0].split()[1:])
-            q = choke_json(line.split(" stats=", 1)[1]) or {}
-            out.append("| %s | %s | %s | %s | %s | %s | %s |" % (kv.get("impl"), kv.get("n"), q.get("packets"),
-                                                              q.get("qlen"), q.get("early"), q.get("pdrop"),
-                                                              q.get("matched")))
-    return "\n".join(out)
-
-
 def main(argv):
     if len(argv) >= 2 and argv[0] == "gen-batch":
         gen_batch(argv[1], "--quick" in argv)
@@ -877,9 +771,6 @@ def main(argv):
         return report(argv[1], argv[2])
     if len(argv) == 2 and argv[0] == "fuzz":
         return fuzz(argv[1])
-    if len(argv) in (2, 3) and argv[0] == "bench":
-        print(bench(argv[1], argv[2] if len(argv) == 3 else None))
-        return 0
     sys.stderr.write(__doc__)
     return 2
 

@@ -391,7 +391,52 @@ static void t_sweep_values_round_trip(void)
 	sim_sweep_free(&sw);
 }
 
+/* shard k of n runs exactly its runs (i mod n == k - 1), each as the whole
+ * batch does, in this process and in workers; the rest stay unrun; a
+ * shard that does not exist is refused */
+static void t_runner_shards(void)
+{
+	struct sim_scenario sc;
+	struct sim_batch whole, part;
+	struct sim_plan p;
+	struct sim_runner_opts all = { .jobs = 1 }, o;
+	struct seen s = { .monotone = 1 };
+	char err[ERRLEN];
+	int i, k;
+
+	REQUIRE(!short_paper(&sc));
+	memset(&p, 0, sizeof(p));
+	p.scenario = &sc;
+	p.sweep = "udp_rate=0.5c,1c";
+	REQUIRE(!sim_batch_plan(&whole, &p, err, sizeof(err)));
+	REQUIRE(!sim_batch_run(&whole, &all, err, sizeof(err)));
+	for (k = 1; k <= 4; k++) {
+		o = (struct sim_runner_opts){ .jobs = k & 1 ? 1 : 2, .shard = k, .nshards = 4,
+					      .progress = on_progress, .progress_ctx = &s };
+		memset(&s, 0, sizeof(s));
+		s.monotone = 1;
+		REQUIRE(!sim_batch_plan(&part, &p, err, sizeof(err)));
+		REQUIRE(!sim_batch_run(&part, &o, err, sizeof(err)));
+		CHECK_EQ(s.last_done, k <= 2 ? 2 : 1); /* 6 runs over 4 shards */
+		for (i = 0; i < part.n; i++) {
+			CHECK_EQ(sim_run_in_shard(i, k, 4), i % 4 == k - 1);
+			if (sim_run_in_shard(i, k, 4))
+				CHECK(same_result(&whole.runs[i].res, &part.runs[i].res));
+			else
+				CHECK(!part.runs[i].res.flows && !part.runs[i].res.events);
+		}
+		sim_batch_free(&part);
+	}
+	REQUIRE(!sim_batch_plan(&part, &p, err, sizeof(err)));
+	o = (struct sim_runner_opts){ .jobs = 1, .shard = 5, .nshards = 4 };
+	CHECK(sim_batch_run(&part, &o, err, sizeof(err)) == -1 && strstr(err, "shard 5 of 4"));
+	sim_batch_free(&part);
+	sim_batch_free(&whole);
+	sim_scenario_free(&sc);
+}
+
 const struct tl_test runner_tests[] = {
+	{ "runner/shards", t_runner_shards },
 	{ "runner/sweep-values-round-trip", t_sweep_values_round_trip },
 	{ "runner/specs-and-workers-same-results", t_runner_specs_and_workers },
 	{ "runner/plans", t_runner_plans },
