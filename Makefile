@@ -122,8 +122,9 @@ all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST) $(DEMO) $(TC_PLUGIN)
 DEPS ?= yes
 DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel ns3 deb check-deb dist check-dist
 deps_of = $(if $(filter check-one soak,$1),check,$(if $(filter check-ns3 ns3-compare,$1),ns3,$(if \
+	$(filter lib install-lib bakeconf ns3-latest,$1),demo,$(if \
 	$(filter eval-kernel-peers eval-kernel-rtt eval-kernel-hosts,$1),check-kernel,$(if $(filter check-dkms-newest,$1),check-deb,$(if \
-	$(filter $(DEPS_GOALS),$1),$1,$(if $(filter clean uninstall,$1),,build))))))
+	$(filter $(DEPS_GOALS),$1),$1,$(if $(filter clean uninstall,$1),,build)))))))
 DEPS_FOR := $(sort $(foreach g,$(or $(MAKECMDGOALS),all),$(call deps_of,$g)))
 .PHONY: deps
 deps:
@@ -420,17 +421,9 @@ soak: $(CHOKE) | deps
 bench-fwd: $(CHOKE) $(BLAST) | deps
 	CHOKE=./$(CHOKE) BLAST=./$(BLAST) sh bench/fwd.sh
 
-install: all $(BUILD)/choke.pc $(BUILD)/choke.1
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include/choke \
-		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig \
-		$(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
-	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
-	ln -sf libchoke.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
-	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libchoke.so
-	install -m 644 include/choke/*.h $(DESTDIR)$(PREFIX)/include/choke/
+install: all install-lib $(BUILD)/choke.1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(CHOKE) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(BUILD)/choke.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 644 $(BUILD)/choke.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -d $(DESTDIR)$(LIBDIR)/tc
 	install -m 644 $(TC_PLUGIN) $(DESTDIR)$(LIBDIR)/tc/
@@ -463,6 +456,20 @@ $(BUILD)/choke.pc: choke.pc.in $(BUILD)/prefix VERSION FORCE
 		choke.pc.in >$@.tmp
 	mv $@.tmp $@
 
+# libchoke alone: the library, its headers and choke.pc (a C compiler is
+# all it needs). What a program that embeds the core installs, and what
+# ns-3's bake builds from a tarball of this repository (ns3/bakeconf.xml.in).
+.PHONY: lib install-lib
+lib: $(STATIC) $(SHARED) $(BUILD)/choke.pc
+install-lib: lib
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include/choke
+	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
+	ln -sf libchoke.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libchoke.so
+	install -m 644 include/choke/*.h $(DESTDIR)$(PREFIX)/include/choke/
+	install -m 644 $(BUILD)/choke.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libchoke.* $(DESTDIR)$(PREFIX)/bin/choke \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/choke.pc \
@@ -486,13 +493,20 @@ NS3_OUT := $(BUILD)/ns3
 NS3_CXX ?= g++
 NS3_PKGS := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications \
 	ns3-traffic-control ns3-flow-monitor
-NS3_CXXFLAGS := -std=c++17 $(OPT) -g -fPIC -Wall -Wextra -Wshadow -Werror -Iinclude \
-	-I$(NS3_OUT)/include $(SAN) -DCHOKE_VERSION='"$(VERSION)"'
+# Users' programs (the examples) see ns-3's headers and the module's only:
+# the module keeps libchoke behind a pointer, so they need no -Iinclude.
+# NS3_LOG_ENABLE and NS3_ASSERT_ENABLE as ns-3's own default build profile
+# compiles its modules (the decisions' NS_LOG_DEBUG lines, the asserts).
+NS3_USERFLAGS := -std=c++17 $(OPT) -g -fPIC -Wall -Wextra -Wshadow -Werror \
+	-DNS3_LOG_ENABLE -DNS3_ASSERT_ENABLE -I$(NS3_OUT)/include $(SAN) \
+	-DCHOKE_VERSION='"$(VERSION)"'
+NS3_CXXFLAGS := $(NS3_USERFLAGS) -Iinclude
 NS3_LIBS := $(NS3_PKGS:ns3-%=-lns3-%)
 NS3_LIB := $(NS3_OUT)/libns3-choke.so
 NS3_RPATH := -Wl,-rpath,'$$ORIGIN'
+NS3_EXAMPLES := choke-paper choke-red-swap
 
-ns3: $(NS3_LIB) $(NS3_OUT)/choke-ns3-tests $(NS3_OUT)/choke-paper
+ns3: $(NS3_LIB) $(NS3_OUT)/choke-ns3-tests $(NS3_EXAMPLES:%=$(NS3_OUT)/%)
 
 $(NS3_OUT)/.ns3-found: | deps
 	@pkg-config --exists $(NS3_PKGS) && [ -e /usr/include/ns3/core-module.h ] || { \
@@ -514,15 +528,46 @@ $(NS3_OUT)/choke-ns3-tests: ns3/test/choke-queue-disc-test-suite.cc ns3/utils/te
 	$(NS3_CXX) $(NS3_CXXFLAGS) -o $@ ns3/test/choke-queue-disc-test-suite.cc \
 		ns3/utils/test-runner.cc -L$(NS3_OUT) -lns3-choke $(NS3_RPATH) $(STATIC) $(NS3_LIBS)
 
-$(NS3_OUT)/choke-paper: ns3/examples/choke-paper.cc $(NS3_LIB) VERSION
-	$(NS3_CXX) $(NS3_CXXFLAGS) -o $@ ns3/examples/choke-paper.cc \
-		-L$(NS3_OUT) -lns3-choke $(NS3_RPATH) $(NS3_LIBS)
+$(NS3_EXAMPLES:%=$(NS3_OUT)/%): $(NS3_OUT)/%: ns3/examples/%.cc $(NS3_LIB) VERSION
+	$(NS3_CXX) $(NS3_USERFLAGS) -o $@ $< -L$(NS3_OUT) -lns3-choke $(NS3_RPATH) $(NS3_LIBS)
 
+# the unit suite, the system suite (a TCP dumbbell, 15 simulated seconds),
+# then the examples end to end, as ns-3's test.py would run them
 check-ns3: ns3
 	./$(NS3_OUT)/choke-ns3-tests --suite=choke-queue-disc --verbose
-	CHOKE_PAPER=./$(NS3_OUT)/choke-paper sh ns3/test/example.sh
+	./$(NS3_OUT)/choke-ns3-tests --suite=choke-queue-disc-system --verbose
+	CHOKE_PAPER=./$(NS3_OUT)/choke-paper CHOKE_RED_SWAP=./$(NS3_OUT)/choke-red-swap \
+		sh ns3/test/example.sh
 
 # ns-3 (ChokeQueueDisc, RED, FIFO, FQ-CoDel) against `choke sim` on the
 # paper's link; prints docs/results.md's table (minutes; not in CI).
 ns3-compare: ns3 $(CHOKE)
 	python3 ns3/compare.py --ns3 ./$(NS3_OUT)/choke-paper --choke ./$(CHOKE)
+
+# The module in a source tree of the latest ns-3 release (docs/ns3.md): as
+# bake would, libchoke from a tarball of this repository (CHOKE_TARBALL, the
+# pattern `make dist` makes: choke-VERSION.tar.gz holding choke-VERSION/;
+# without one, `git archive` of HEAD in that form) installed under
+# build/ns3-latest/prefix, ns3/ copied to NS3_SRC/contrib/choke, ns-3
+# configured with the modules it needs, built (nice, NS3_JOBS), the suites
+# and examples run by test.py, and RED's own ARED examples run with
+# ChokeQueueDisc swapped in. Not in CI (no ns-3 source tree there).
+#   make ns3-latest NS3_SRC=/path/to/ns-3.48
+.PHONY: ns3-latest bakeconf
+NS3_SRC ?=
+NS3_JOBS ?= 2
+CHOKE_TARBALL ?= $(BUILD)/dist/choke-$(VERSION).tar.gz
+ns3-latest:
+	@[ -n "$(NS3_SRC)" ] || { echo "make ns3-latest: give NS3_SRC=/path/to/an/ns-3/source/tree" >&2; exit 1; }
+	NS3_SRC="$(NS3_SRC)" NS3_JOBS="$(NS3_JOBS)" CHOKE_TARBALL="$(CHOKE_TARBALL)" \
+		CHOKE_VERSION=$(VERSION) OUT=$(BUILD)/ns3-latest sh ns3/latest.sh
+
+# bake's configuration for the module and libchoke (ns3/bakeconf.xml.in)
+# with this version and where the tarball is (CHOKE_DIST_URL; by default
+# the local CHOKE_TARBALL as a file:// URL)
+CHOKE_DIST_URL ?= file://$(abspath $(CHOKE_TARBALL))
+bakeconf: $(BUILD)/bakeconf.xml
+$(BUILD)/bakeconf.xml: ns3/bakeconf.xml.in FORCE
+	@mkdir -p $(BUILD)
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@URL@|$(CHOKE_DIST_URL)|g' ns3/bakeconf.xml.in >$@.tmp
+	mv $@.tmp $@

@@ -56,7 +56,7 @@ def main():
         for s in seeds:
             for q in qdiscs:
                 j, w = run([a.ns3, "--qdisc=" + q, "--udpRate=%sMbps" % r,
-                            "--duration=%g" % a.duration, "--warmup=%g" % warmup, "--seed=%d" % s])
+                            "--duration=%g" % a.duration, "--warmup=%g" % warmup, "--RngRun=%d" % s])
                 res.setdefault(("ns-3 " + q, r), []).append((j, w))
                 if a.json:
                     print(json.dumps(j), flush=True)
@@ -75,7 +75,7 @@ def main():
             for s in seeds:
                 udp = ["--nUdp=0"] if r == "none" else ["--udpRate=%sMbps" % r]
                 j, w = run([a.ns3, "--qdisc=choke", "--ns3::ChokeQueueDisc::Discipline=Red"] + udp +
-                           ["--duration=%g" % a.duration, "--warmup=%g" % warmup, "--seed=%d" % s])
+                           ["--duration=%g" % a.duration, "--warmup=%g" % warmup, "--RngRun=%d" % s])
                 res.setdefault(("ns-3 linux red", r), []).append((j, w))
                 udp = ["--set", "udp_flows=0"] if r == "none" else ["--set", "udp_rate=%smbit" % r]
                 j, w = run([a.choke, "sim", "paper-single-link", "--qdisc", "red"] + udp +

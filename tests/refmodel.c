@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void ared_reset(struct refq *m);
 static void protect_configure(struct refq *m, unsigned old_entries, uint64_t old_target);
 
 uint32_t ref_mainline_slots(uint32_t limit)
@@ -39,6 +40,7 @@ void ref_init(struct refq *m, const struct choke_config *c,
 	m->rnd_ctx = rnd_ctx;
 	m->same = same;
 	protect_configure(m, 0, 0);
+	ared_reset(m);
 }
 
 void ref_free(struct refq *m)
@@ -153,18 +155,59 @@ static uint32_t delta_of(const struct choke_config *c)
 	return d > 0 ? (uint32_t)d : 1;
 }
 
-static uint32_t maxp_divisor(const struct choke_config *c)
+static uint32_t effective_maxp(const struct choke_config *c)
 {
-	uint32_t d = delta_of(c);
-	uint32_t maxp = c->max_P, k;
+	uint32_t maxp = c->max_P;
 
 	if (maxp == 0) {
 		uint32_t base = c->Plog >= 32 ? 0xffffffffu : 0xffffffffu >> c->Plog;
 
-		maxp = (uint32_t)((uint64_t)base * d); /* the kernel's u32 product */
+		maxp = (uint32_t)((uint64_t)base * delta_of(c)); /* the kernel's u32 product */
 	}
-	k = maxp / d;
+	return maxp;
+}
+
+static uint32_t maxp_divisor(const struct choke_config *c)
+{
+	uint32_t k = effective_maxp(c) / delta_of(c);
+
 	return k ? k : 1;
+}
+
+/* ARED's state from a configuration: max_P as configured, no period yet */
+static void ared_reset(struct refq *m)
+{
+	m->maxp = effective_maxp(&m->cfg);
+	m->maxp_div = maxp_divisor(&m->cfg);
+	m->ared_next = 0;
+}
+
+static int ared_on(const struct choke_config *c)
+{
+	return (c->red_ext & CHOKE_RED_ARED) ||
+	       (c->kind == CHOKE_KIND_RED && (c->flags & CHOKE_FLAG_ADAPTATIVE));
+}
+
+/* the average after the queue has stood empty from idle_start to now */
+static uint64_t average_after_idle(const struct refq *m, uint64_t now)
+{
+	const struct choke_config *c = &m->cfg;
+	uint64_t elapsed = now >= m->idle_start ? now - m->idle_start : 0;
+	uint64_t units = c->idle_unit == CHOKE_IDLE_KERNEL_US ? elapsed / 1000 : elapsed / 64;
+	uint64_t cellmax = ((uint64_t)255 << c->Scell_log) & 0xffffffffu;
+	uint32_t shift;
+
+	if (units > cellmax)
+		units = cellmax;
+	shift = c->stab[(units >> c->Scell_log) % 256];
+	if (shift)
+		return m->qavg >> shift;
+	{
+		uint64_t prod = (uint64_t)((unsigned __int128)m->qavg * units);
+		uint64_t d = prod >> c->Scell_log;
+
+		return d < m->qavg / 2 ? m->qavg - d : m->qavg / 2;
+	}
 }
 
 static void update_average(struct refq *m, uint64_t now)
@@ -176,28 +219,46 @@ static void update_average(struct refq *m, uint64_t now)
 			  (c->limit_bytes ? m->backlog : m->qlen);
 		return;
 	}
-	{
-		uint64_t elapsed = now >= m->idle_start ? now - m->idle_start : 0;
-		uint64_t units = c->idle_unit == CHOKE_IDLE_KERNEL_US ?
-					 elapsed / 1000 : elapsed / 64;
-		uint64_t cellmax = ((uint64_t)255 << c->Scell_log) & 0xffffffffu;
-		uint32_t shift;
+	m->qavg = average_after_idle(m, now);
+	m->idle = 0;
+}
 
-		if (units > cellmax)
-			units = cellmax;
-		shift = c->stab[(units >> c->Scell_log) % 256];
-		if (shift) {
-			m->qavg >>= shift;
-		} else {
-			uint64_t prod = (uint64_t)((unsigned __int128)m->qavg * units);
-			uint64_t d = prod >> c->Scell_log;
+/*
+ * ARED: sch_red's timer, every 500 ms from the first arrival, one period
+ * at a time (no shortcut), each running red_adaptative_algo() on the
+ * average of that moment.
+ */
+static void ared_periods(struct refq *m, uint64_t now)
+{
+	const struct choke_config *c = &m->cfg;
+	uint32_t delta = delta_of(c);
+	uint64_t tmin = c->qth_min + 2 * (uint64_t)(delta / 5);
+	uint64_t tmax = c->qth_min + 3 * (uint64_t)(delta / 5);
 
-			if (d < m->qavg / 2)
-				m->qavg -= d;
-			else
-				m->qavg /= 2;
+	if (!m->ared_next) {
+		m->ared_next = now + CHOKE_ARED_INTERVAL_NS;
+		return;
+	}
+	while (m->ared_next <= now) {
+		uint64_t at = m->ared_next;
+		uint64_t avg = (m->idle && at >= m->idle_start) ? average_after_idle(m, at) : m->qavg;
+		uint64_t pkts = avg >> c->Wlog;
+		uint32_t one_percent = (uint32_t)(((1ull << 32) + 50) / 100);
+
+		if (pkts > tmax && m->maxp <= 50 * one_percent) {
+			uint32_t alpha = m->maxp / 4;
+
+			if (alpha > one_percent)
+				alpha = one_percent;
+			m->maxp += alpha;
+		} else if (pkts < tmin && m->maxp >= one_percent) {
+			m->maxp = m->maxp / 10 * 9;
 		}
-		m->idle = 0;
+		/* rounded to the closest, in 32 bits as the kernel's macro */
+		m->maxp_div = (uint32_t)(m->maxp + delta / 2) / delta;
+		if (m->maxp_div == 0)
+			m->maxp_div = 1;
+		m->ared_next = at + CHOKE_ARED_INTERVAL_NS;
 	}
 }
 
@@ -206,21 +267,37 @@ static void qcount_inc(struct refq *m)
 	m->qcount = m->qcount == INT32_MAX ? INT32_MIN : m->qcount + 1;
 }
 
-static int mark_now(const struct refq *m, uint32_t len)
+/* above: the average is past max (choke: avg > max, red: avg >= max);
+ * with gentle that is the region up to twice max */
+static int mark_now(const struct refq *m, uint32_t len, int above)
 {
 	const struct choke_config *c = &m->cfg;
 	uint64_t excess = (m->qavg - scaled(c->qth_min, c->Wlog)) >> c->Wlog;
-	uint64_t prod = (uint64_t)((unsigned __int128)excess *
-				   (uint64_t)m->qcount);
+	uint64_t count = (uint64_t)m->qcount; /* sign-extended, as the kernel's long */
+	uint64_t prod = (uint64_t)((unsigned __int128)excess * count);
+	uint64_t against = m->qR;
+	int wait = c->red_ext & CHOKE_RED_WAIT;
 
+	if (above) {
+		/* gentle: p_b from max_P at max to 1 at twice max, as a
+		 * fraction of 2^32, against the draw before its division */
+		uint64_t hi = scaled(c->qth_max, c->Wlog);
+		uint64_t pb = m->maxp + ((1ull << 32) - m->maxp) * (m->qavg - hi) / hi;
+
+		prod = pb * count;
+		against = (uint64_t)m->qR * m->maxp_div + (wait ? 1ull << 32 : 0);
+	} else if (wait) {
+		/* the next mark one whole range of qR later */
+		against += 0xffffffffu / m->maxp_div;
+	}
 	if (c->limit_bytes) /* byte mode: len / avpkt times as likely */
-		return (unsigned __int128)prod * len >= (unsigned __int128)m->qR * c->avpkt;
-	return prod >= m->qR;
+		return (unsigned __int128)prod * len >= (unsigned __int128)against * c->avpkt;
+	return prod >= against;
 }
 
 static void new_qR(struct refq *m)
 {
-	m->qR = m->rnd(m->rnd_ctx) / maxp_divisor(&m->cfg);
+	m->qR = m->rnd(m->rnd_ctx) / m->maxp_div;
 }
 
 /* ---------------- protect ---------------- */
@@ -805,7 +882,7 @@ static int choke_rules(struct refq *m, void *pkt, uint32_t flow, uint32_t id, ui
 			pr_enter(m, id, len);
 		return drop_arrival(m, CHOKE_DROP_MATCH);
 	}
-	if (m->qavg > hi) {
+	if (m->qavg > hi && !((c->red_ext & CHOKE_RED_GENTLE) && m->qavg <= 2 * (uint64_t)hi)) {
 		m->qcount = -1;
 		m->st.overlimits++;
 		if (hard || !ecn || !ect) {
@@ -820,7 +897,7 @@ static int choke_rules(struct refq *m, void *pkt, uint32_t flow, uint32_t id, ui
 		new_qR(m);
 		return -1;
 	}
-	if (!mark_now(m, len))
+	if (!mark_now(m, len, m->qavg > hi))
 		return -1;
 	m->qcount = 0;
 	new_qR(m);
@@ -845,7 +922,7 @@ static int red_rules(struct refq *m, uint32_t len, int ect)
 		m->qcount = -1;
 		return -1;
 	}
-	if (m->qavg >= hi) {
+	if (m->qavg >= hi && !((c->red_ext & CHOKE_RED_GENTLE) && m->qavg < 2 * (uint64_t)hi)) {
 		m->qcount = -1;
 		forced = 1;
 	} else {
@@ -854,7 +931,7 @@ static int red_rules(struct refq *m, uint32_t len, int ect)
 			new_qR(m);
 			return -1;
 		}
-		if (!mark_now(m, len))
+		if (!mark_now(m, len, m->qavg >= hi))
 			return -1;
 		m->qcount = 0;
 		new_qR(m);
@@ -927,6 +1004,8 @@ int ref_enqueue_as(struct refq *m, void *pkt, uint32_t len, uint32_t flow, uint3
 		int was_idle = m->idle;
 		uint64_t idle_start = m->idle_start;
 
+		if (ared_on(&m->cfg))
+			ared_periods(m, now);
 		update_average(m, now);
 		if (was_idle && m->pr.target_ns && now > idle_start) {
 			m->pr.idle_ns += now - idle_start;
@@ -1102,6 +1181,7 @@ void ref_change(struct refq *m, const struct choke_config *c, void **drops,
 	}
 	m->cfg = *c;
 	protect_configure(m, old_protect, old_target);
+	ared_reset(m);
 	m->qavg = 0;
 	m->qcount = -1;
 	if (m->n == 0)

@@ -80,6 +80,12 @@ struct refq {
 	struct choke_stats st;
 
 	struct ref_protect pr;
+
+	/* gentle, wait and ARED (CHOKE_RED_*): the probability max_P that
+	 * ARED moves (Q0.32) and the divisor qR is drawn with, the end of
+	 * the current 500 ms period (0: none started yet) */
+	uint32_t maxp, maxp_div;
+	uint64_t ared_next;
 	/* `sparse`: the light lane, oldest first */
 	struct ref_slot lane[CHOKE_LANE_SLOTS];
 	uint32_t lane_len;

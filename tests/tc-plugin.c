@@ -13,7 +13,7 @@
  * the 256-byte Stab, MAX_P, and the variant attribute), with mainline
  * choke's attribute numbers and nothing else; what it prints back from
  * those attributes (text, with and without details) is the words again;
- * and what it refuses (bad words, byte mode, help) it refuses with a
+ * and what it refuses (bad words, byte mode, gentle, wait, ared, help) it refuses with a
  * message and without touching the request. Exits 0 or 1.
  */
 #include <dlfcn.h>
@@ -302,6 +302,8 @@ int main(int argc, char **argv)
 	refused(qu, "limit 100 min 50 max 20 bandwidth 10mbit");
 	refused(qu, "limit 100 bandwidth 10mbit protect 7");
 	refused(qu, "limit 100000 min 10000 max 30000 bandwidth 10mbit bytes");
+	refused(qu, "limit 100 bandwidth 10mbit gentle");
+	refused(qu, "limit 100 bandwidth 10mbit ared");
 	refused(qu, "limit 100 bandwidth 10mbit frob");
 	refused(qu, "help");
 	refused(qu, "");

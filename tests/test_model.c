@@ -43,6 +43,12 @@ static int fls32(uint32_t x)
 	return n;
 }
 
+/* model/red-ext-sequences: every choke and red set with gentle, wait or
+ * ared (CHOKE_RED_*), and time running time_tick times faster so that
+ * ARED's 500 ms periods end often */
+static int red_ext_mode;
+static uint64_t time_tick = 1;
+
 static struct choke_config random_config(void)
 {
 	struct choke_config c;
@@ -103,6 +109,8 @@ static struct choke_config random_config(void)
 	/* the light lane on some CHOKe sets */
 	if (c.kind == CHOKE_KIND_CHOKE && chance(150000))
 		c.sparse = 1;
+	if (red_ext_mode && c.kind != CHOKE_KIND_FIFO)
+		c.red_ext = (uint8_t)(1 + rbelow(CHOKE_RED_EXT_ALL));
 	return c;
 }
 
@@ -271,6 +279,8 @@ static void compare_state(struct pair *p)
 	SAME(p, "backlog", choke_backlog(q), m->backlog);
 	SAME(p, "qavg", q->qavg, m->qavg);
 	SAME(p, "qcount", (int64_t)q->qcount, m->qcount);
+	SAME(p, "max_P", q->max_P, m->maxp);
+	SAME(p, "max_P divisor", q->max_P_div, m->maxp_div);
 	if (q->qcount >= 0)
 		SAME(p, "qR", q->qR, m->qR);
 	SAME(p, "idle", q->idle, m->idle);
@@ -410,6 +420,7 @@ static void pair_reset(struct pair *p)
 
 /* what the random sequences covered */
 static uint64_t cov_variant_sets, cov_bytes_sets, cov_multi_victims, cov_byte_limit;
+static uint64_t cov_gentle_ops, cov_ared_moved;
 
 /* Drive one parameter set for n operations. */
 static void run_sequence(uint64_t seed, uint32_t n)
@@ -417,9 +428,11 @@ static void run_sequence(uint64_t seed, uint32_t n)
 	static struct pair p;
 	struct choke_config c = random_config();
 	uint32_t nflows, heavy_share, i, phase = 0, phase_left = 0;
-	uint32_t len_mode = rbelow(3);
+	uint32_t len_mode = rbelow(3), max_p0;
+	int moved = 0;
 
 	pair_init(&p, &c, seed);
+	max_p0 = p.h.q.max_P;
 	nflows = (uint32_t[]){ 1, 2, 5, 30, 1000 }[rbelow(5)];
 	heavy_share = rbelow(90);
 	for (i = 0; i < n && !p.bad; i++) {
@@ -443,12 +456,13 @@ static void run_sequence(uint64_t seed, uint32_t n)
 			}
 			pair_change(&p, &c2);
 			c = c2;
+			max_p0 = p.h.q.max_P;
 		} else if (dice < 3 && chance(50000)) {
 			pair_reset(&p);
 		} else if (dice < 40) {
 			/* time: mostly short steps, sometimes a long idle gap */
 			p.now += chance(100000) ? (uint64_t)r32() * (1 + rbelow(4000))
-						: rbelow(20000);
+						: rbelow(20000) * time_tick;
 		} else if (dice < 50) {
 			void *a = choke_peek(&p.h.q), *b = ref_peek(&p.m);
 
@@ -468,10 +482,14 @@ static void run_sequence(uint64_t seed, uint32_t n)
 			} else {
 				pair_dequeue(&p);
 			}
-			p.now += rbelow(2000);
+			p.now += rbelow(2000) * time_tick;
 		}
 		compare_state(&p);
+		cov_gentle_ops += (p.h.q.red_ext & CHOKE_RED_GENTLE) && p.h.q.qavg > p.h.q.qth_max &&
+				  p.h.q.qavg <= 2 * (uint64_t)p.h.q.qth_max;
+		moved |= p.h.q.max_P != max_p0;
 	}
+	cov_ared_moved += moved;
 	cov_variant_sets += c.variant != 0;
 	cov_bytes_sets += c.limit_bytes != 0;
 	cov_multi_victims += p.h.q.stats.match_victims - p.h.q.stats.matched;
@@ -507,6 +525,36 @@ static void test_model_random_sequences(void)
  * size, many flows, and runs long enough for many windows of 1024
  * departures. Its own generator stream, so the sets above do not move.
  */
+/*
+ * gentle, wait and ARED (CHOKE_RED_*) against the model, which runs
+ * ARED's periods one by one where the core skips the ones that cannot
+ * change anything: random choke and red sets, each with a random
+ * combination, time 300 times faster (an operation every 300 us or so).
+ */
+static void test_model_red_ext_sequences(void)
+{
+	uint32_t sets = tl_quick ? 24 : 160, per = tl_quick ? 3000 : 6000, s;
+	uint64_t total = 0;
+
+	rs = 0x6e7e1e;
+	red_ext_mode = 1;
+	time_tick = 300;
+	cov_gentle_ops = cov_ared_moved = 0;
+	for (s = 0; s < sets; s++) {
+		uint32_t n = per + rbelow(per);
+
+		run_sequence(9000 + s, n);
+		total += n;
+	}
+	red_ext_mode = 0;
+	time_tick = 1;
+	printf("     %" PRIu64 " operations over %u sets; %" PRIu64 " in gentle's region "
+	       "above max, %" PRIu64 " sets where ARED moved max_P\n",
+	       total, sets, cov_gentle_ops, cov_ared_moved);
+	CHECK(cov_gentle_ops > 1000);
+	CHECK(cov_ared_moved > 0);
+}
+
 static void test_model_protect_sequences(void)
 {
 	uint32_t sets = tl_quick ? 6 : 40, s;
@@ -1171,6 +1219,7 @@ static void test_model_burst_sequences(void)
 const struct tl_test model_tests[] = {
 	{ "model/random-sequences", test_model_random_sequences },
 	{ "model/protect-sequences", test_model_protect_sequences },
+	{ "model/red-ext-sequences", test_model_red_ext_sequences },
 	{ "model/burst-sequences", test_model_burst_sequences },
 	{ "model/tc-parameter-sets", test_model_tc_parameter_sets },
 	{ "model/mainline-wraps-core-does-not", test_mainline_wraps_core_does_not },

@@ -456,10 +456,11 @@ static void test_params_red_words(void)
 	CHECK_EQ(p.cfg.Plog, 22);
 	CHECK_EQ(p.cfg.Scell_log, 15);
 	CHECK_EQ(p.cfg.max_P, 85899345);
-	/* the core does not adapt max_P: said in a warning */
+	/* the core adapts max_P as sch_red does: no warning about it */
 	for (i = 0; i < p.nwarnings; i++)
 		found |= strstr(p.warnings[i], "ARED") != NULL;
-	CHECK(found);
+	CHECK(!found);
+	CHECK_EQ(p.cfg.red_ext, 0);
 	/* stock tc's red takes them: so does --strict */
 	{
 		char *s[] = { "limit", "1000", "bandwidth", "10mbit", "harddrop", "adaptive",
@@ -469,6 +470,28 @@ static void test_params_red_words(void)
 					   sizeof(err)) == 0);
 		CHECK_EQ(p.cfg.flags, CHOKE_FLAG_HARDDROP | CHOKE_FLAG_ADAPTATIVE |
 					      CHOKE_FLAG_NODROP | CHOKE_FLAG_ECN);
+	}
+	/* gentle, wait and ared: for choke and red, not fifo, not --strict;
+	 * tc's view and the words show them */
+	{
+		char *g[] = { "limit", "100", "bandwidth", "10mbit", "gentle", "wait", "ared" };
+		char buf[512];
+
+		REQUIRE(choke_params_parse(7, g, CHOKE_KIND_CHOKE, NULL, &p, err,
+					   sizeof(err)) == 0);
+		CHECK_EQ(p.cfg.red_ext, CHOKE_RED_GENTLE | CHOKE_RED_WAIT | CHOKE_RED_ARED);
+		CHECK_EQ(p.cfg.flags, 0);
+		choke_params_format(&p.cfg, buf, sizeof(buf));
+		CHECK(strstr(buf, " gentle wait ared ") != NULL);
+		choke_params_words(&p, buf, sizeof(buf));
+		CHECK(strstr(buf, " gentle wait ared") != NULL);
+		REQUIRE(choke_params_parse(5, g, CHOKE_KIND_RED, NULL, &p, err, sizeof(err)) == 0);
+		CHECK_EQ(p.cfg.red_ext, CHOKE_RED_GENTLE);
+		CHECK_EQ(choke_params_parse(5, g, CHOKE_KIND_CHOKE, &strict, &p, err, sizeof(err)),
+			 CHOKE_EINVAL);
+		CHECK(!strcmp(err, "What is \"gentle\"?"));
+		CHECK_EQ(choke_params_parse(5, g, CHOKE_KIND_FIFO, NULL, &p, err, sizeof(err)),
+			 CHOKE_EINVAL);
 	}
 	/* choke: adaptive is the variant, nodrop is no word of choke's */
 	w[12] = "bytes";
@@ -720,6 +743,13 @@ static void random_words(int kind, char *buf, size_t len)
 		if (rt_below(4) == 0)
 			W("sparse ");
 	}
+	/* RED beyond Linux's, for choke and red */
+	if (rt_below(4) == 0)
+		W("gentle ");
+	if (rt_below(4) == 0)
+		W("wait ");
+	if (rt_below(4) == 0)
+		W("ared ");
 	if (bytes)
 		W("bytes ");
 #undef W
@@ -752,10 +782,10 @@ static int parse_line(char *line, int kind_first, int kind, struct choke_params 
 static void test_params_words_round_trip(void)
 {
 	enum { KINDS = 3, ECN = 3, HARDDROP, ARED, NODROP, DRAWS, VADAPT, GEOM, PROTECT,
-	       BYTES, NSEEN };
+	       BYTES, GENTLE, WAIT, XARED, NSEEN };
 	static const char *const seen_name[NSEEN] = { "choke", "red", "fifo", "ecn",
 		"harddrop", "red adaptive", "nodrop", "draws", "adaptive", "geometric",
-		"protect", "bytes" };
+		"protect", "bytes", "gentle", "wait", "ared" };
 	uint32_t seen[NSEEN] = { 0 }, tries = 0, ok = 0, i;
 	char words[1024], line[1024], again[1024], err[CHOKE_ERRBUF_SIZE];
 	struct choke_params a, b;
@@ -794,6 +824,9 @@ static void test_params_words_round_trip(void)
 		seen[GEOM] += a.cfg.variant == CHOKE_VAR_GEOMETRIC;
 		seen[PROTECT] += a.cfg.protect != 0;
 		seen[BYTES] += a.cfg.limit_bytes != 0;
+		seen[GENTLE] += !!(a.cfg.red_ext & CHOKE_RED_GENTLE);
+		seen[WAIT] += !!(a.cfg.red_ext & CHOKE_RED_WAIT);
+		seen[XARED] += !!(a.cfg.red_ext & CHOKE_RED_ARED);
 	}
 	printf("     %u of %u random word lists accepted and given back:", ok, tries);
 	for (i = 0; i < NSEEN; i++) {

@@ -65,9 +65,8 @@ int choke_kind_from_word(const char *word);
 /* Flags byte of struct tc_red_qopt. */
 #define CHOKE_FLAG_ECN 0x01
 #define CHOKE_FLAG_HARDDROP 0x02
-#define CHOKE_FLAG_ADAPTATIVE 0x04 /* red only (tc red's `adaptive`, ARED):
-				      accepted and echoed; the core does not
-				      adapt max_P */
+#define CHOKE_FLAG_ADAPTATIVE 0x04 /* red only (tc red's `adaptive`): Linux's
+				      adaptive RED, as CHOKE_RED_ARED */
 #define CHOKE_FLAG_NODROP 0x08     /* red only: queue non-ECT instead of drop */
 /* The flags each kind takes (choke_config_check refuses the others). */
 #define CHOKE_FLAGS_CHOKE (CHOKE_FLAG_ECN | CHOKE_FLAG_HARDDROP)
@@ -123,7 +122,34 @@ struct choke_config {
 				 keeps the link at, microseconds (1 ..
 				 CHOKE_TARGET_MAX_US); 0: RED's average
 				 against min says when the link is congested */
+	uint8_t red_ext;      /* CHOKE_RED_*: RED beyond Linux's (below);
+				 0: Linux's RED exactly */
 };
+
+/*
+ * RED beyond what sch_choke and sch_red do, for the choke and red kinds
+ * (docs/core.md, "Gentle, wait and ARED"); any combination, all off by
+ * default. The words are `gentle`, `wait` and `ared`.
+ *  - GENTLE (Floyd 2000): between max and twice max the probability rises
+ *    from max_P to 1 instead of every packet being dropped; forced drops
+ *    (or marks) start at twice max.
+ *  - WAIT (ns-2's wait_): the packets between two marks are spread
+ *    uniformly over [1/p_b, 2/p_b] instead of [0, 1/p_b].
+ *  - ARED: Linux's adaptive RED (red_adaptative_algo(), as sch_red runs it
+ *    for tc red's `adaptive`; Floyd, Gummadi, Shenker 2001): every 500 ms
+ *    max_P grows by min(0.01, max_P/4) while the average is above
+ *    min + 0.6 (max - min) and max_P <= 0.5, and shrinks to 0.9 max_P while
+ *    it is below min + 0.4 (max - min) and max_P >= 0.01. The first period
+ *    starts at the first arrival after init or a change.
+ */
+#define CHOKE_RED_GENTLE 0x01
+#define CHOKE_RED_WAIT 0x02
+#define CHOKE_RED_ARED 0x04
+#define CHOKE_RED_EXT_ALL (CHOKE_RED_GENTLE | CHOKE_RED_WAIT | CHOKE_RED_ARED)
+#define CHOKE_ARED_INTERVAL_NS 500000000ull /* sch_red's HZ / 2 */
+/* max_P's bounds and steps in Q0.32, red.h's RED_ONE_PERCENT arithmetic */
+#define CHOKE_ARED_MAX_P_MIN 42949673u   /* 1% */
+#define CHOKE_ARED_MAX_P_MAX 2147483650u /* 50% */
 
 /* CHOKe variants (CHOKE_KIND_CHOKE only). */
 enum choke_variant {
@@ -356,6 +382,7 @@ struct choke {
 	uint8_t flags, kind, idle_unit, Wlog;
 	uint8_t variant, draws; /* CHOKE_VAR_*, its draw count or cap */
 	uint8_t bytes_mode;
+	uint8_t red_ext;        /* CHOKE_RED_* (red's adaptive flag as ARED) */
 	uint16_t protect;       /* table entries, 0: off */
 	/* random source */
 	uint64_t rng_state, rng_inc;
@@ -370,6 +397,9 @@ struct choke {
 	uint64_t idle_start_ns;
 	uint32_t limit_bytes;   /* byte mode (0: packets) */
 	uint32_t avpkt;
+	/* ARED: the next period's end (0: not started), the target band */
+	uint64_t ared_next_ns;
+	uint32_t ared_target_min, ared_target_max; /* unscaled */
 	struct choke_stats stats;
 	uint8_t stab[CHOKE_STAB_SIZE];
 	struct choke_protect pr; /* `protect` only */
@@ -415,6 +445,8 @@ struct choke {
 				"hosts, with protect")                                 \
 	X(CHOKE_CFG_TARGET, "target must be 1 us to 1 s, with protect")                \
 	X(CHOKE_CFG_SPARSE, "sparse applies to choke only")                            \
+	X(CHOKE_CFG_RED_EXT, "unknown RED extension (gentle, wait and ared are known)") \
+	X(CHOKE_CFG_RED_EXT_KIND, "gentle, wait and ared apply to choke and red only")  \
 	X(CHOKE_CFG_MIN_WLOG, "min threshold too large for Wlog (qth_min << Wlog "     \
 			      "overflows 32 bits)")                                    \
 	X(CHOKE_CFG_MAX_WLOG, "max threshold too large for Wlog (qth_max << Wlog "     \
@@ -515,6 +547,25 @@ void *choke_dequeue(struct choke *q, uint64_t now_ns, uint32_t *len);
 void *choke_peek(const struct choke *q);
 
 /*
+ * The host could not set CE on pkt, which the choke_enqueue just made
+ * admitted marked (CHOKE_QUEUED_MARKED; ns-3's QueueDisc::Mark can fail):
+ * turn the admission into the drop a packet that is not ECN-capable gets
+ * there. Call it right after that choke_enqueue, before any other call on
+ * q. The core's state is then the one the arrival would have left without
+ * CHOKE_PKT_ECN_CAPABLE (RED's count and draw are the same for a mark and
+ * a drop), and the counters move the mark to its drop: prob_mark to
+ * prob_drop (CHOKE_DROP_EARLY), forced_mark to forced_drop
+ * (CHOKE_DROP_FORCED), protect_mark to protect_drop (CHOKE_DROP_PROTECT);
+ * `which` is that drop outcome (the host tells them apart by the counter
+ * that moved). pkt leaves the ring; the host frees it. Returns 0, or
+ * CHOKE_EINVAL (nothing changed) if pkt is not the packet just admitted at
+ * the ring's tail, for red with `nodrop` (which admits an unmarkable
+ * packet unmarked: the host keeps it), and with `sparse` or `target`.
+ */
+CHOKE_MUST_CHECK int choke_enqueue_unmarkable(struct choke *q, void *pkt,
+					      enum choke_outcome which);
+
+/*
  * Bursts (docs/core.md, "Bursts"): the same decisions as the single-packet
  * calls made one after the other on the same input, with the same random
  * numbers consumed, but the work shared across the burst (one idle check,
@@ -580,6 +631,8 @@ static inline const struct choke_stats *choke_get_stats(const struct choke *q)
 {
 	return &q->stats;
 }
+/* The probability RED marks with at max, Q0.32 (ARED changes it). */
+static inline uint32_t choke_max_p(const struct choke *q) { return q->max_P; }
 /* RED average in packets, scaled by 2^Wlog (divide by choke_wscale). */
 static inline uint64_t choke_qavg_scaled(const struct choke *q) { return q->qavg; }
 static inline uint64_t choke_wscale(const struct choke *q)
@@ -591,11 +644,12 @@ static inline uint64_t choke_wscale(const struct choke *q)
  * idle period (RED's average decays by the time the queue stood empty),
  * and choke_dequeue only on an empty queue with no idle period open yet
  * (it starts one). A host whose clock is costly may read it only when
- * these say so and pass 0 otherwise; the decisions are the same.
+ * these say so and pass 0 otherwise; the decisions are the same. (With
+ * ARED every arrival needs the time: it ends max_P's periods.)
  */
 static inline bool choke_enqueue_needs_time(const struct choke *q)
 {
-	return q->idle || q->pr.target_ns;
+	return q->idle || q->pr.target_ns || (q->red_ext & CHOKE_RED_ARED);
 }
 static inline bool choke_dequeue_needs_time(const struct choke *q)
 {

@@ -138,6 +138,12 @@ static int chokeplus_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			"module, which counts packets; the other hosts have it\n");
 		return -1;
 	}
+	if (p.cfg.red_ext) {
+		fprintf(stderr, "chokeplus: gentle, wait and ared are not offered by the kernel "
+			"module (its netlink options do not carry them); the other hosts have "
+			"them\n");
+		return -1;
+	}
 	for (i = 0; i < p.nwarnings; i++)
 		fprintf(stderr, "chokeplus: %s\n", p.warnings[i]);
 	memset(&opt, 0, sizeof(opt));

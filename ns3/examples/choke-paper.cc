@@ -16,30 +16,35 @@
  * with thresholds 100/200; 100 s, the first 20 s not measured. The
  * bottleneck device holds one packet, so the queue disc is the queue.
  *
- *   choke-paper --qdisc=choke --udpRate=2Mbps --duration=100 --seed=1
+ *   choke-paper --qdisc=choke --udpRate=2Mbps --duration=100 --RngRun=1
  *
  * prints one JSON object on standard output: the UDP and TCP shares of the
- * bottleneck, Jain's index over the TCP flows' goodput, the utilisation,
- * the mean queue, drops and marks by reason (QueueDisc::Stats), all for the
- * measured period after the warm-up, and the wall and CPU time of the run. Any
+ * bottleneck and Jain's index over the TCP flows (FlowMonitor's received
+ * bytes of each data flow, counted with their 2-byte PPP headers as bytes
+ * on the wire), the utilisation, the mean queue, drops and marks by reason
+ * (QueueDisc::Stats), all for the measured period after the warm-up, and
+ * the wall and CPU time of the run. Randomness is ns-3's: --RngSeed and
+ * --RngRun choose the run, and every model's streams are assigned
+ * (AssignStreams) so that a run does not depend on the order objects are
+ * made in. --pcap=FILE writes what the bottleneck sends to a pcap file. Any
  * ns3::ChokeQueueDisc attribute can be changed from the command line too,
  * e.g. --ns3::ChokeQueueDisc::Draws=4 (the example sets MaxSize, MinTh,
- * MaxTh, Burst, LInterm and MeanPktSize itself; use --limit, --minTh,
- * --maxTh for those).
+ * MaxTh, Burst, LInterm, MeanPktSize and UseHardDrop itself; use --limit,
+ * --minTh, --maxTh for those).
  */
 #include "ns3/applications-module.h"
 #include "ns3/choke-queue-disc.h"
 #include "ns3/core-module.h"
+#include "ns3/flow-monitor-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
-#include "ns3/ppp-header.h"
 #include "ns3/traffic-control-module.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -51,45 +56,27 @@ using namespace ns3;
 namespace
 {
 
+const uint16_t TCP_PORT = 5000;
+const uint16_t UDP_PORT = 9;
+const uint32_t PPP_BYTES = 2; // the point-to-point header of every packet on the wire
+
 struct Measure
 {
     double warmup = 0;
-    uint64_t tcpBytes = 0, udpBytes = 0, otherBytes = 0; // bottleneck, forward, measured
-    uint64_t btlPkts = 0;                                // bottleneck, both directions
-    std::vector<uint64_t> sinkBytes;                     // per TCP flow, measured
     double qSum = 0;
     uint64_t qN = 0;
-    QueueDisc::Stats atWarmup;       // the queue disc's counters when measuring starts
-    struct choke_stats chokeAtWarmup = {}; // libchoke's (ChokeQueueDisc only)
+    QueueDisc::Stats atWarmup;                  // the queue disc's counters when measuring starts
+    ChokeQueueDisc::ChokeStats chokeAtWarmup;   // libchoke's (ChokeQueueDisc only)
+    std::map<FlowId, uint64_t> wireAtWarmup;    // FlowMonitor: bytes on the wire received
 };
 
 Measure g;
 
-void
-OnBottleneckTx(bool forward, Ptr<const Packet> p)
+/* bytes a flow put on the bottleneck's wire, as its receiver got them */
+uint64_t
+WireBytes(const FlowMonitor::FlowStats& f)
 {
-    g.btlPkts++;
-    if (!forward || Simulator::Now().GetSeconds() < g.warmup)
-    {
-        return;
-    }
-    Ptr<Packet> c = p->Copy();
-    PppHeader ppp;
-    Ipv4Header ip;
-    c->RemoveHeader(ppp);
-    c->PeekHeader(ip);
-    uint64_t& b = ip.GetProtocol() == 6 ? g.tcpBytes : ip.GetProtocol() == 17 ? g.udpBytes
-                                                                                : g.otherBytes;
-    b += p->GetSize();
-}
-
-void
-OnSinkRx(uint32_t i, Ptr<const Packet> p, const Address&)
-{
-    if (Simulator::Now().GetSeconds() >= g.warmup)
-    {
-        g.sinkBytes[i] += p->GetSize();
-    }
+    return f.rxBytes + PPP_BYTES * f.rxPackets;
 }
 
 void
@@ -103,16 +90,19 @@ SampleQueue(Ptr<QueueDisc> q)
     Simulator::Schedule(MilliSeconds(10), &SampleQueue, q);
 }
 
-/* Measuring starts: keep the counters, so that drops and marks are
- * reported for the measured period only, like the shares (and like
- * `choke sim`, whose counters start at the warm-up). */
+/* Measuring starts: keep the counters, so that shares, drops and marks are
+ * reported for the measured period only (as `choke sim` counts them). */
 void
-StartMeasuring(Ptr<QueueDisc> q)
+StartMeasuring(Ptr<QueueDisc> q, Ptr<FlowMonitor> mon)
 {
     g.atWarmup = q->GetStats();
     if (Ptr<ChokeQueueDisc> c = DynamicCast<ChokeQueueDisc>(q))
     {
         g.chokeAtWarmup = c->GetChokeStats();
+    }
+    for (auto& kv : mon->GetFlowStats())
+    {
+        g.wireAtWarmup[kv.first] = WireBytes(kv.second);
     }
 }
 
@@ -188,25 +178,27 @@ int
 main(int argc, char* argv[])
 {
     std::string qdisc = "choke";
+    std::string pcap;
     DataRate udpRate("2Mbps");
     DataRate btlRate("1Mbps");
-    uint32_t nTcp = 32, nUdp = 1, pktSize = 1000, limit = 300, seed = 1;
+    uint32_t nTcp = 32, nUdp = 1, pktSize = 1000, limit = 300;
     double duration = 100, warmup = 20, minTh = 100, maxTh = 200;
 
     CommandLine cmd(__FILE__);
     cmd.Usage("The CHOKe paper's single link (32 TCP NewReno + 1 CBR UDP flow, 1 Mbit/s, "
-              "300 packets, thresholds 100/200); prints one JSON object.");
+              "300 packets, thresholds 100/200); prints one JSON object. The run is ns-3's "
+              "--RngSeed and --RngRun.");
     cmd.AddValue("qdisc", "bottleneck queue disc: choke | red | fifo | fq_codel", qdisc);
     cmd.AddValue("udpRate", "total UDP rate on the wire (e.g. 2Mbps)", udpRate);
     cmd.AddValue("duration", "simulated seconds", duration);
     cmd.AddValue("warmup", "seconds not measured", warmup);
-    cmd.AddValue("seed", "run number (RngSeedManager::SetRun)", seed);
     cmd.AddValue("nTcp", "TCP flows", nTcp);
     cmd.AddValue("nUdp", "UDP flows (sharing udpRate)", nUdp);
     cmd.AddValue("btlRate", "bottleneck rate", btlRate);
     cmd.AddValue("limit", "buffer, packets", limit);
     cmd.AddValue("minTh", "MinTh, packets (choke, red)", minTh);
     cmd.AddValue("maxTh", "MaxTh, packets (choke, red)", maxTh);
+    cmd.AddValue("pcap", "write the packets the bottleneck sends to this pcap file", pcap);
     cmd.Parse(argc, argv);
 
     if (qdisc != "choke" && qdisc != "red" && qdisc != "fifo" && qdisc != "fq_codel")
@@ -229,16 +221,16 @@ main(int argc, char* argv[])
     {
         return Fail("--limit must be positive");
     }
+    if (!pcap.empty() && !std::ofstream(pcap, std::ios::binary))
+    {
+        return Fail("--pcap: cannot write \"" + pcap + "\"");
+    }
     g.warmup = warmup;
-    g.sinkBytes.assign(nTcp, 0);
-
-    RngSeedManager::SetSeed(1);
-    RngSeedManager::SetRun(seed);
 
     /* every data packet pktSize bytes on the wire, PPP header included */
-    const uint32_t ppp = 2, ipv4 = 20, tcph = 20, udph = 8;
-    const uint32_t segSize = pktSize - ppp - ipv4 - tcph;
-    const uint32_t udpPayload = pktSize - ppp - ipv4 - udph;
+    const uint32_t ipv4 = 20, tcph = 20, udph = 8;
+    const uint32_t segSize = pktSize - PPP_BYTES - ipv4 - tcph;
+    const uint32_t udpPayload = pktSize - PPP_BYTES - ipv4 - udph;
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpNewReno"));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TypeId::LookupByName("ns3::TcpClassicRecovery")));
@@ -249,7 +241,9 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(1)));
 
-    NodeContainer senders, receivers, routers;
+    NodeContainer senders;
+    NodeContainer receivers;
+    NodeContainer routers;
     senders.Create(nTcp + nUdp);
     receivers.Create(nTcp + nUdp);
     routers.Create(2);
@@ -268,14 +262,15 @@ main(int argc, char* argv[])
     {
         /* the same words as the simulator's queue: limit 300 min 100 max
          * 200 burst 300 probability 0.02 (avpkt 1000, bandwidth from the
-         * device) */
+         * device, no harddrop) */
         tch.SetRootQueueDisc("ns3::ChokeQueueDisc",
                              "MaxSize", StringValue(buffer),
                              "MinTh", DoubleValue(minTh),
                              "MaxTh", DoubleValue(maxTh),
                              "Burst", UintegerValue(limit),
                              "LInterm", DoubleValue(50),
-                             "MeanPktSize", UintegerValue(pktSize));
+                             "MeanPktSize", UintegerValue(pktSize),
+                             "UseHardDrop", BooleanValue(false));
     }
     else if (qdisc == "red")
     {
@@ -321,42 +316,68 @@ main(int argc, char* argv[])
         out.SetDeviceAttribute("DataRate", DataRateValue(DataRate(100 * btlRate.GetBitRate())));
         out.SetChannelAttribute("Delay", TimeValue(MicroSeconds(0)));
         NetDeviceContainer b = out.Install(routers.Get(1), receivers.Get(i));
-        addr.SetBase(Ipv4Address((10u << 24) | ((1 + i) << 8)), "255.255.255.0");
+        addr.SetBase(Ipv4Address((10U << 24) | ((1 + i) << 8)), "255.255.255.0");
         addr.Assign(a);
-        addr.SetBase(Ipv4Address((11u << 24) | ((1 + i) << 8)), "255.255.255.0");
+        addr.SetBase(Ipv4Address((11U << 24) | ((1 + i) << 8)), "255.255.255.0");
         rxAddr.push_back(addr.Assign(b).GetAddress(1));
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
     Ptr<UniformRandomVariable> start = CreateObject<UniformRandomVariable>();
+    ApplicationContainer udpApps;
     for (uint32_t i = 0; i < nTcp; i++)
     {
-        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(rxAddr[i], 5000));
+        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(rxAddr[i], TCP_PORT));
         bulk.SetAttribute("MaxBytes", UintegerValue(0));
         bulk.SetAttribute("SendSize", UintegerValue(segSize));
         bulk.Install(senders.Get(i)).Start(Seconds(start->GetValue(0, 1)));
         PacketSinkHelper sink("ns3::TcpSocketFactory",
-                              InetSocketAddress(Ipv4Address::GetAny(), 5000));
-        ApplicationContainer k = sink.Install(receivers.Get(i));
-        k.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnSinkRx, i));
+                              InetSocketAddress(Ipv4Address::GetAny(), TCP_PORT));
+        sink.Install(receivers.Get(i));
     }
     for (uint32_t i = nTcp; i < nTcp + nUdp; i++)
     {
-        OnOffHelper onoff("ns3::UdpSocketFactory", InetSocketAddress(rxAddr[i], 9));
+        OnOffHelper onoff("ns3::UdpSocketFactory", InetSocketAddress(rxAddr[i], UDP_PORT));
         /* the wire rate is udpRate / nUdp; the application's is smaller */
         double appRate = double(udpRate.GetBitRate()) / nUdp * udpPayload / pktSize;
         onoff.SetConstantRate(DataRate(uint64_t(appRate)), udpPayload);
-        onoff.Install(senders.Get(i)).Start(Seconds(0));
-        PacketSinkHelper sink("ns3::UdpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), 9));
+        ApplicationContainer app = onoff.Install(senders.Get(i));
+        app.Start(Seconds(0));
+        udpApps.Add(app);
+        PacketSinkHelper sink("ns3::UdpSocketFactory",
+                              InetSocketAddress(Ipv4Address::GetAny(), UDP_PORT));
         sink.Install(receivers.Get(i));
     }
 
-    btlDev.Get(0)->TraceConnectWithoutContext("PhyTxBegin",
-                                              MakeBoundCallback(&OnBottleneckTx, true));
-    btlDev.Get(1)->TraceConnectWithoutContext("PhyTxBegin",
-                                              MakeBoundCallback(&OnBottleneckTx, false));
+    /* Fixed random streams for every model that draws (ns-3's rule for
+     * reproducible runs): the TCP stacks, the applications, the start
+     * times and the queue disc. --RngSeed and --RngRun select the run. */
+    int64_t stream = 1;
+    NodeContainer all(senders, receivers, routers);
+    stream += stack.AssignStreams(all, stream);
+    for (uint32_t i = 0; i < udpApps.GetN(); i++)
+    {
+        stream += DynamicCast<OnOffApplication>(udpApps.Get(i))->AssignStreams(stream);
+    }
+    start->SetStream(stream++);
+    if (Ptr<ChokeQueueDisc> c = DynamicCast<ChokeQueueDisc>(qd.Get(0)))
+    {
+        stream += c->AssignStreams(stream);
+    }
+    else if (Ptr<RedQueueDisc> r = DynamicCast<RedQueueDisc>(qd.Get(0)))
+    {
+        stream += r->AssignStreams(stream);
+    }
+
+    FlowMonitorHelper fmh;
+    NodeContainer ends(senders, receivers);
+    Ptr<FlowMonitor> mon = fmh.Install(ends);
+    if (!pcap.empty())
+    {
+        btl.EnablePcap(pcap, btlDev.Get(0), false, true);
+    }
     Simulator::Schedule(MilliSeconds(5), &SampleQueue, qd.Get(0));
-    Simulator::Schedule(Seconds(warmup), &StartMeasuring, qd.Get(0));
+    Simulator::Schedule(Seconds(warmup), &StartMeasuring, qd.Get(0), mon);
 
     Simulator::Stop(Seconds(duration));
     auto t0 = std::chrono::steady_clock::now();
@@ -366,14 +387,33 @@ main(int argc, char* argv[])
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     double cpu = double(c1 - c0) / CLOCKS_PER_SEC;
 
+    /* the data flows (to the sinks' ports; the ACKs come back from them) */
     double secs = duration - warmup;
-    double total = double(g.tcpBytes + g.udpBytes + g.otherBytes);
-    double s = 0, s2 = 0;
-    for (uint64_t b : g.sinkBytes)
+    uint64_t tcpBytes = 0;
+    uint64_t udpBytes = 0;
+    double s = 0;
+    double s2 = 0;
+    uint32_t nTcpSeen = 0;
+    Ptr<Ipv4FlowClassifier> cls = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
+    for (auto& kv : mon->GetFlowStats())
     {
-        s += double(b);
-        s2 += double(b) * double(b);
+        Ipv4FlowClassifier::FiveTuple t = cls->FindFlow(kv.first);
+        auto it = g.wireAtWarmup.find(kv.first);
+        uint64_t b = WireBytes(kv.second) - (it == g.wireAtWarmup.end() ? 0 : it->second);
+        if (t.protocol == 6 && t.destinationPort == TCP_PORT)
+        {
+            tcpBytes += b;
+            s += double(b);
+            s2 += double(b) * double(b);
+            nTcpSeen++;
+        }
+        else if (t.protocol == 17 && t.destinationPort == UDP_PORT)
+        {
+            udpBytes += b;
+        }
     }
+    /* a TCP flow that never got through counts as a zero in Jain's index */
+    double total = double(tcpBytes + udpBytes);
     const QueueDisc::Stats& st = qd.Get(0)->GetStats();
     std::ostringstream o;
     o.precision(6);
@@ -383,16 +423,17 @@ main(int argc, char* argv[])
     if (choke)
     {
         const char* kinds[] = {"choke", "red", "fifo"};
-        uint8_t kind = choke->GetChokeConfig().kind;
-        o << ",\"discipline\":" << JsonString(kind < 3 ? kinds[kind] : "?")
+        o << ",\"discipline\":" << JsonString(kinds[choke->GetDiscipline()])
           << ",\"config\":" << JsonString(choke->GetConfigString());
     }
     o << ",\"udp_rate_bps\":" << udpRate.GetBitRate() << ",\"bottleneck_bps\":"
       << btlRate.GetBitRate() << ",\"tcp_flows\":" << nTcp << ",\"udp_flows\":" << nUdp
-      << ",\"duration_s\":" << duration << ",\"warmup_s\":" << warmup << ",\"seed\":" << seed
-      << ",\"udp_share\":" << (total > 0 ? g.udpBytes / total : 0)
-      << ",\"tcp_share\":" << (total > 0 ? g.tcpBytes / total : 0)
+      << ",\"duration_s\":" << duration << ",\"warmup_s\":" << warmup
+      << ",\"rng_seed\":" << RngSeedManager::GetSeed() << ",\"rng_run\":" << RngSeedManager::GetRun()
+      << ",\"udp_share\":" << (total > 0 ? udpBytes / total : 0)
+      << ",\"tcp_share\":" << (total > 0 ? tcpBytes / total : 0)
       << ",\"jain_tcp\":" << (s2 > 0 ? s * s / (nTcp * s2) : 0)
+      << ",\"tcp_flows_seen\":" << nTcpSeen
       << ",\"utilization\":" << total * 8 / (btlRate.GetBitRate() * secs)
       << ",\"queue_mean_pkts\":" << (g.qN ? g.qSum / g.qN : 0)
       << ",\"drops\":{\"before_enqueue\":"
@@ -403,26 +444,25 @@ main(int argc, char* argv[])
       << ",\"marks\":" << JsonMap(Since(st.nMarkedPackets, g.atWarmup.nMarkedPackets));
     if (choke)
     {
-        const struct choke_stats& c = choke->GetChokeStats();
-        const struct choke_stats& w = g.chokeAtWarmup;
-        o << ",\"libchoke\":{\"offered_pkts\":" << c.offered_pkts - w.offered_pkts
-          << ",\"sent_pkts\":" << c.sent_pkts - w.sent_pkts
-          << ",\"matched\":" << c.matched - w.matched
-          << ",\"match_victims\":" << c.match_victims - w.match_victims
-          << ",\"prob_drop\":" << c.prob_drop - w.prob_drop
-          << ",\"forced_drop\":" << c.forced_drop - w.forced_drop
-          << ",\"pdrop\":" << c.pdrop - w.pdrop << ",\"prob_mark\":" << c.prob_mark - w.prob_mark
-          << ",\"forced_mark\":" << c.forced_mark - w.forced_mark << "}";
+        ChokeQueueDisc::ChokeStats c = choke->GetChokeStats();
+        const ChokeQueueDisc::ChokeStats& w = g.chokeAtWarmup;
+        o << ",\"libchoke\":{\"offered_pkts\":" << c.offered - w.offered
+          << ",\"sent_pkts\":" << c.sent - w.sent << ",\"matched\":" << c.matched - w.matched
+          << ",\"match_victims\":" << c.matchVictims - w.matchVictims
+          << ",\"prob_drop\":" << c.probDrop - w.probDrop
+          << ",\"forced_drop\":" << c.forcedDrop - w.forcedDrop
+          << ",\"pdrop\":" << c.pdrop - w.pdrop << ",\"prob_mark\":" << c.probMark - w.probMark
+          << ",\"forced_mark\":" << c.forcedMark - w.forcedMark << "}";
     }
     o << ",\"choke_version\":" << JsonString(CHOKE_VERSION); // the file VERSION
-    o << ",\"bottleneck_pkts\":" << g.btlPkts << ",\"events\":" << Simulator::GetEventCount()
-      << ",\"wall_s\":" << wall << ",\"cpu_s\":" << cpu << "}";
+    o << ",\"events\":" << Simulator::GetEventCount() << ",\"wall_s\":" << wall
+      << ",\"cpu_s\":" << cpu << "}";
     std::cout << o.str() << std::endl;
     if (choke)
     {
-        for (auto& w : choke->GetWarnings())
+        for (auto& warning : choke->GetWarnings())
         {
-            std::cerr << "choke-paper: warning: " << w << std::endl;
+            std::cerr << "choke-paper: warning: " << warning << std::endl;
         }
     }
     Simulator::Destroy();

@@ -12,8 +12,12 @@
 #if defined(__KERNEL__)
 #include <linux/math64.h>
 #define choke_div1000(x) div_u64((x), 1000)
+#define choke_div64_32(x, d) div_u64((x), (d))
+#define choke_div64(x, d) div64_u64((x), (d))
 #else
 #define choke_div1000(x) ((x) / 1000u)
+#define choke_div64_32(x, d) ((x) / (d))
+#define choke_div64(x, d) ((x) / (d))
 #endif
 
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -228,6 +232,10 @@ enum choke_config_reason choke_config_validate(const struct choke_config *c)
 		return CHOKE_CFG_TARGET;
 	if (c->sparse > 1 || (c->sparse && c->kind != CHOKE_KIND_CHOKE))
 		return CHOKE_CFG_SPARSE;
+	if (c->red_ext & ~CHOKE_RED_EXT_ALL)
+		return CHOKE_CFG_RED_EXT;
+	if (c->red_ext && c->kind == CHOKE_KIND_FIFO)
+		return CHOKE_CFG_RED_EXT_KIND;
 	if (c->kind == CHOKE_KIND_FIFO)
 		return CHOKE_CFG_OK; /* the RED parameters are not used */
 	if (red_fls32(c->qth_min) + c->Wlog >= 32)
@@ -256,6 +264,8 @@ int choke_config_check(const struct choke_config *c, const char **why)
 }
 
 /* red_set_parms() and red_set_vars() */
+static void ared_configure(struct choke *q, const struct choke_config *c);
+
 static void choke_apply_config(struct choke *q, const struct choke_config *c)
 {
 	int32_t delta = (int32_t)(c->qth_max - c->qth_min);
@@ -293,6 +303,7 @@ static void choke_apply_config(struct choke *q, const struct choke_config *c)
 	bytes_copy(q->stab, c->stab, CHOKE_STAB_SIZE);
 	q->qavg = 0;
 	q->qcount = -1;
+	ared_configure(q, c);
 }
 
 int choke_init(struct choke *q, const struct choke_config *c, void *ring,
@@ -707,6 +718,116 @@ static inline void red_update_avg(struct choke *q, uint64_t now_ns)
 }
 
 /* ------------------------------------------------------------------ */
+/* gentle, wait and ARED (CHOKE_RED_*): RED beyond Linux's, opt-in     */
+
+/* red_set_parms()'s target band for the adaptive algorithm; the first
+ * period starts at the next arrival (the core has no clock here). tc
+ * red's `adaptive` flag is sch_red's own ARED. */
+static void ared_configure(struct choke *q, const struct choke_config *c)
+{
+	uint32_t d = q->qth_delta / 5;
+
+	q->red_ext = c->red_ext;
+	if (c->kind == CHOKE_KIND_RED && (c->flags & CHOKE_FLAG_ADAPTATIVE))
+		q->red_ext |= CHOKE_RED_ARED;
+	q->ared_target_min = c->qth_min + 2 * d;
+	q->ared_target_max = c->qth_min + 3 * d;
+	q->ared_next_ns = 0;
+}
+
+/* red_adaptative_algo() at the end of a period at time t: the average
+ * then is the last one computed, or, if the queue stood empty at t, the
+ * one the idle time up to t gives. */
+static void ared_step(struct choke *q, uint64_t t, bool idle_at_t)
+{
+	uint64_t qavg = q->qavg;
+	uint32_t d;
+
+	if (idle_at_t)
+		qavg = red_avg_after_idle(q->qavg, q->stab, q->Scell_log, idle_time_units(q, t));
+	qavg >>= q->Wlog;
+	if (qavg > q->ared_target_max && q->max_P <= CHOKE_ARED_MAX_P_MAX)
+		q->max_P += q->max_P / 4 < CHOKE_ARED_MAX_P_MIN ? q->max_P / 4
+							  : CHOKE_ARED_MAX_P_MIN;
+	else if (qavg < q->ared_target_min && q->max_P >= CHOKE_ARED_MAX_P_MIN)
+		q->max_P = (q->max_P / 10) * 9;
+	/* DIV_ROUND_CLOSEST in the kernel's u32 arithmetic */
+	d = (uint32_t)(q->max_P + q->qth_delta / 2) / q->qth_delta;
+	q->max_P_div = d ? d : 1;
+}
+
+/* The periods that ended by now_ns, as sch_red's timer would have run
+ * them. When one changes nothing and the average the later ones see is
+ * the same (the queue is busy, or has been idle past the idle table's
+ * cap), the rest up to now_ns change nothing either: they are skipped. */
+__attribute__((__noinline__)) static void ared_catch_up(struct choke *q, uint64_t now_ns)
+{
+	if (!q->ared_next_ns) {
+		q->ared_next_ns = now_ns + CHOKE_ARED_INTERVAL_NS;
+		return;
+	}
+	while (now_ns >= q->ared_next_ns) {
+		uint64_t t = q->ared_next_ns;
+		uint32_t p = q->max_P, d = q->max_P_div;
+		bool idle_at_t = q->idle && t >= q->idle_start_ns;
+
+		ared_step(q, t, idle_at_t);
+		q->ared_next_ns = t + CHOKE_ARED_INTERVAL_NS;
+		if (q->max_P == p && q->max_P_div == d && now_ns >= q->ared_next_ns &&
+		    (!q->idle || (idle_at_t && idle_time_units(q, t) >= q->Scell_max)))
+			q->ared_next_ns += (choke_div64(now_ns - q->ared_next_ns,
+							CHOKE_ARED_INTERVAL_NS) + 1) *
+					   CHOKE_ARED_INTERVAL_NS;
+	}
+}
+
+/* gentle: is the average in the region above max where the probability
+ * still rises (to 1 at twice max)? With choke's comparisons (above max is
+ * avg > max) and red's (avg >= max). */
+static inline bool gentle_choke(const struct choke *q)
+{
+	return unlikely(q->red_ext & CHOKE_RED_GENTLE) && q->qavg <= 2 * (uint64_t)q->qth_max;
+}
+
+static inline bool gentle_red(const struct choke *q)
+{
+	return unlikely(q->red_ext & CHOKE_RED_GENTLE) && q->qavg < 2 * (uint64_t)q->qth_max;
+}
+
+/*
+ * The marking test with gentle or wait. Between the thresholds it is
+ * Linux's (excess * qcount >= qR, qR uniform on [0, R), R = 2^32 /
+ * max_P_div), with wait one range R later (a mark after 1/p_b to 2/p_b
+ * packets). In gentle's region p_b = max_P + (1 - max_P)(avg - max)/max
+ * (Q0.32) and the same draw, qR * max_P_div, is compared with p_b * qcount
+ * (with wait, plus 2^32). Byte mode scales both sides as
+ * red_mark_probability_scaled does.
+ */
+__attribute__((__noinline__)) static bool red_mark_test_ext(const struct choke *q, uint32_t len)
+{
+	bool above = q->kind == CHOKE_KIND_RED ? q->qavg >= q->qth_max : q->qavg > q->qth_max;
+	uint64_t count = (uint64_t)(int64_t)q->qcount, lhs, rhs;
+
+	if ((q->red_ext & CHOKE_RED_GENTLE) && above) {
+		uint64_t pb = q->max_P + choke_div64_32(((1ull << 32) - q->max_P) *
+							(q->qavg - q->qth_max), q->qth_max);
+
+		lhs = pb * count;
+		rhs = (uint64_t)q->qR * q->max_P_div;
+		if (q->red_ext & CHOKE_RED_WAIT)
+			rhs += 1ull << 32;
+	} else {
+		lhs = ((q->qavg - q->qth_min) >> q->Wlog) * count;
+		rhs = q->qR;
+		if (q->red_ext & CHOKE_RED_WAIT)
+			rhs += 0xffffffffu / q->max_P_div;
+	}
+	if (likely(!q->bytes_mode))
+		return lhs >= rhs;
+	return (unsigned __int128)lhs * len >= (unsigned __int128)rhs * q->avpkt;
+}
+
+/* ------------------------------------------------------------------ */
 /* enqueue                                                             */
 
 /* The host's exact flow comparison (out of line, as choke_random_hook). */
@@ -735,6 +856,8 @@ static inline int congestion_drop(struct choke *q, int outcome)
  * packet's size over avpkt (a packet of avpkt bytes sees p_b). */
 static inline bool red_mark_test(const struct choke *q, uint32_t len)
 {
+	if (unlikely(q->red_ext & (CHOKE_RED_GENTLE | CHOKE_RED_WAIT)))
+		return red_mark_test_ext(q, len);
 	if (likely(!q->bytes_mode))
 		return red_mark_probability(q->qavg, q->qth_min, q->Wlog, q->qcount, q->qR);
 	return red_mark_probability_scaled(q->qavg, q->qth_min, q->Wlog, q->qcount,
@@ -863,7 +986,7 @@ static inline int choke_decide(struct choke *q, uint32_t flow, uint32_t id, cons
 			}
 		}
 	}
-	if (q->qavg > q->qth_max) {
+	if (q->qavg > q->qth_max && !gentle_choke(q)) {
 		q->qcount = -1;
 		q->stats.overlimits++;
 		if ((q->flags & CHOKE_FLAG_HARDDROP) ||
@@ -911,7 +1034,7 @@ static inline int red_decide(struct choke *q, uint32_t len, unsigned pkt_flags)
 		q->qcount = -1;
 		return -1;
 	}
-	if (q->qavg >= q->qth_max) {
+	if (q->qavg >= q->qth_max && !gentle_red(q)) {
 		q->qcount = -1;
 		q->stats.overlimits++;
 		if ((q->flags & CHOKE_FLAG_HARDDROP) || !ecn) {
@@ -1008,6 +1131,8 @@ enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id
 	q->stats.offered_bytes += len;
 
 	if (q->kind != CHOKE_KIND_FIFO) {
+		if (unlikely(q->red_ext & CHOKE_RED_ARED))
+			ared_catch_up(q, now_ns);
 		red_update_avg(q, now_ns);
 		if (q->kind == CHOKE_KIND_CHOKE) {
 			uint32_t pe = PROTECT_NONE;
@@ -1074,6 +1199,43 @@ enum choke_outcome choke_enqueue_as(struct choke *q, void *pkt, uint32_t len, ui
 				    struct choke_verdict *v)
 {
 	return enqueue_one(q, pkt, len, flow, id, pkt_flags, now_ns, v);
+}
+
+/* A mark the host could not set becomes the drop a packet that is not
+ * ECN-capable gets: the arrival leaves the tail again. RED's count and
+ * draw, protect's accounting and the average are already what that packet
+ * leaves; only the counters and the ring change. */
+int choke_enqueue_unmarkable(struct choke *q, void *pkt, enum choke_outcome which)
+{
+	uint32_t last = (q->tail - 1) & q->mask;
+	struct choke_slot *s = &q->tab[last];
+	uint64_t *mark, *drop;
+
+	if (q->head == q->tail || s->pkt != pkt || q->sparse || q->pr.target_ns ||
+	    (q->kind == CHOKE_KIND_RED && (q->flags & CHOKE_FLAG_NODROP)))
+		return CHOKE_EINVAL;
+	if (which == CHOKE_DROP_EARLY) {
+		mark = &q->stats.prob_mark;
+		drop = &q->stats.prob_drop;
+	} else if (which == CHOKE_DROP_FORCED) {
+		mark = &q->stats.forced_mark;
+		drop = &q->stats.forced_drop;
+	} else if (which == CHOKE_DROP_PROTECT) {
+		mark = &q->stats.protect_mark;
+		drop = &q->stats.protect_drop;
+	} else {
+		return CHOKE_EINVAL;
+	}
+	if (!*mark)
+		return CHOKE_EINVAL;
+	(*mark)--;
+	(*drop)++;
+	q->stats.drops++;
+	s->pkt = NULL;
+	q->tail = last;
+	q->qlen--;
+	q->backlog -= s->len;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1493,7 +1655,7 @@ int choke_enqueue_burst(struct choke *q, void *const pkt[], const uint32_t len[]
 			enqueue_burst_fifo(q, pkt, len, flow, n, outcome, false);
 		return 0;
 	}
-	if (q->variant || q->protect || q->sparse || q->bytes_mode || q->ops.random_u32 ||
+	if (q->variant || q->protect || q->sparse || q->bytes_mode || q->red_ext || q->ops.random_u32 ||
 	    (q->kind == CHOKE_KIND_CHOKE && q->ops.same_flow)) {
 		*nvictims = enqueue_burst_any(q, pkt, len, flow, pkt_flags, 0, n, now_ns,
 					      outcome, victim, 0);

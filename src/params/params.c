@@ -451,6 +451,7 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 	const char *variant_word = NULL; /* the draw variant's word, if one was given */
 	uint32_t qmin_b, qmax_b, min_us = 0, max_us = 0, target_us = 0;
 	int min_time = 0, max_time = 0, sparse = 0, by = -1;
+	uint8_t red_ext = 0; /* gentle, wait, ared */
 	const char *why;
 
 	if (!opts)
@@ -597,6 +598,12 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 					    "protect shares among one of flows, srchost, dsthost "
 					    "and hosts", choke_protect_by_name(by), w);
 			by = choke_protect_by_from_word(w);
+		} else if (!opts->strict_tc && (!strcmp(w, "gentle") || !strcmp(w, "wait") ||
+						!strcmp(w, "ared"))) {
+			/* RED beyond Linux's (docs/core.md); red's `adaptive`
+			 * is the same ARED */
+			red_ext |= !strcmp(w, "gentle") ? CHOKE_RED_GENTLE :
+				   !strcmp(w, "wait") ? CHOKE_RED_WAIT : CHOKE_RED_ARED;
 		} else if (!strcmp(w, "help")) {
 			explain(err, errlen);
 			return CHOKE_EINVAL;
@@ -618,6 +625,7 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 	c->target_us = target_us;
 	c->protect_by = (uint8_t)(by > 0 ? by : 0);
 	c->sparse = (uint8_t)sparse;
+	c->red_ext = red_ext;
 	/* thresholds given as times: the bytes the bandwidth sends in them,
 	 * in packets of avpkt (at least one) or, in byte mode, in bytes */
 	if (min_time || max_time) {
@@ -705,9 +713,6 @@ int choke_params_parse(int argc, char *const *argv, int kind,
 		 1e-3 * fabs(probability))
 		warn(out, "probability %g is quantised to %g by the kernel's "
 		     "integer arithmetic", probability, out->max_p_effective);
-	if (ared)
-		warn(out, "adaptive (ARED): the flag is kept as tc sends it, but libchoke's "
-		     "red does not adapt max_P over time as Linux's sch_red does");
 	if (rate > 0xffffffffu)
 		warn(out, "bandwidth %llu bytes/s is above tc's 32-bit limit: "
 		     "stock tc refuses it", (unsigned long long)rate);
@@ -782,6 +787,12 @@ int choke_params_words(const struct choke_params *p, char *buf, size_t len)
 		append(buf, len, &n, " target %uus", c->target_us);
 	if (c->sparse)
 		append(buf, len, &n, " sparse");
+	if (c->red_ext & CHOKE_RED_GENTLE)
+		append(buf, len, &n, " gentle");
+	if (c->red_ext & CHOKE_RED_WAIT)
+		append(buf, len, &n, " wait");
+	if (c->red_ext & CHOKE_RED_ARED)
+		append(buf, len, &n, " ared");
 	if (c->limit_bytes)
 		append(buf, len, &n, " bytes");
 	return (int)n;
@@ -812,7 +823,12 @@ int choke_params_format(const struct choke_config *c, char *buf, size_t len)
 	if (c->target_us && vl < sizeof(var))
 		vl += (size_t)snprintf(var + vl, sizeof(var) - vl, "target %uus ", c->target_us);
 	if (c->sparse && vl < sizeof(var))
-		snprintf(var + vl, sizeof(var) - vl, "sparse ");
+		vl += (size_t)snprintf(var + vl, sizeof(var) - vl, "sparse ");
+	if (c->red_ext && vl < sizeof(var))
+		snprintf(var + vl, sizeof(var) - vl, "%s%s%s",
+			 c->red_ext & CHOKE_RED_GENTLE ? "gentle " : "",
+			 c->red_ext & CHOKE_RED_WAIT ? "wait " : "",
+			 c->red_ext & CHOKE_RED_ARED ? "ared " : "");
 	n = snprintf(buf, len, "limit %u%s min %u%s max %u%s %s%s%s%s%s%sewma %u ",
 		     lim, u, c->qth_min, u, c->qth_max, u, var,
 		     c->limit_bytes ? "bytes " : "",
