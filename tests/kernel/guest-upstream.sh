@@ -169,7 +169,8 @@ upstream_suite() {
 	fi
 	lsmod | grep -q '^dummy ' || insmod "$CHOKE_KDIR/drivers/net/dummy.ko"
 	lsmod | grep -q '^pktgen ' || insmod "$CHOKE_KDIR/net/core/pktgen.ko"
-	for impl in unpatched patched; do
+	# net-next: the net series and the IPv6 one (upstream-mods.sh)
+	for impl in unpatched patched net-next; do
 		d=$U_RUN/$impl
 		rm -rf "$d"; mkdir -p "$d"
 		ulog "===== mainline $impl"
