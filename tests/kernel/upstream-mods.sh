@@ -9,7 +9,8 @@
 #   patched/    + the net fix: upstream/linux/net/0001, or its backport
 #               upstream/linux/net/6.1/0001, whichever applies with
 #               patch -p1 --fuzz=0 (patched/fix names it)
-#   net-next/   patched + upstream/linux/net-next/0001. That patch changes
+#   net-next/   patched + upstream/linux/net-next/0001 (choke's digest at an
+#               aligned offset) and 0002. 0002 changes
 #               make_flow_keys_digest() in net/core/flow_dissector.c, the
 #               kernel proper; to load it into a running kernel the
 #               function is lifted out of the tree's flow_dissector.c as
@@ -43,7 +44,8 @@ one() { # PATTERN: the one file that matches
 	[ $# = 1 ] && [ -f "$1" ] || die "expected one file, found: $*"
 	echo "$1"
 }
-NEXT=$(one "$UP/net-next/0001-*.patch")
+NEXT1=$(one "$UP/net-next/0001-*.patch")
+NEXT=$(one "$UP/net-next/0002-*.patch")
 ALTP=$(one "$UP/net-next/alternative/*.patch")
 
 # apply DIR PATCH: patch -p1 --fuzz=0 in DIR
@@ -110,6 +112,7 @@ for v in $variants; do
 		mkdir -p "$d/tree/include/net"
 		cp "$KDIR/net/core/flow_dissector.c" "$d/tree/net/core/"
 		cp "$KDIR/include/net/flow_dissector.h" "$d/tree/include/net/"
+		apply "$d/tree" "$NEXT1" || die "$(basename "$NEXT1") does not apply to $KDIR"
 		apply "$d/tree" "$NEXT" || die "$(basename "$NEXT") does not apply to $KDIR"
 		lift "$d/tree/net/core/flow_dissector.c" "$d/lifted_digest.h"
 		echo 'ccflags-y := -include $(src)/lifted_digest.h' >> "$d/Kbuild"
