@@ -676,6 +676,12 @@ def report(run, logpath):
     rep.p("Reproducer without any choke qdisc: " + " | ".join(l.replace("mainline-stall: ", "") for l in nm.splitlines()))
     if "exit 2" not in nm:
         rep.fail("reproducer without a choke module should exit 2")
+    sk_path = os.path.join(run, "selftest-nomodule.log")
+    if os.path.isdir(os.path.join(run, "upstream")):
+        sk = read(sk_path)
+        rep.p("The selftest without any choke qdisc: " + " | ".join(l for l in sk.splitlines() if l.strip()))
+        if "selftest-exit 4" not in sk:
+            rep.fail("the selftest without a choke module should skip (exit 4): %s" % (sk.strip().splitlines() or ["no log"])[-1])
     rep.p("")
     if rep.failures:
         rep.p("check-kernel: %d FAILURE(S)" % len(rep.failures))
