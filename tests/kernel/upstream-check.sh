@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 # SPDX-FileCopyrightText: 2026 The choke authors
 # Check the patch series in upstream/linux/ without a kernel git tree:
-#  1. scripts/checkpatch.pl --strict (from the kernel source tree) on every
-#     patch: no error, warning or check. Without a kernel git history
+#  1. scripts/checkpatch.pl --strict --max-line-length=80 (from the kernel
+#     source tree; netdev's CI's line length) on every patch: no error,
+#     warning or check. Without a kernel git history
 #     checkpatch cannot look commit ids up and flags every one of them
 #     (UNKNOWN_COMMIT_ID); that one check is left out here and replaced by
 #     a check that each id cited is one of those confirmed in
@@ -17,7 +18,12 @@
 #     mainline text tests/kernel/mainline-texts.py rebuilds and verifies by
 #     blob id; the unverified best-effort "current" text is reported only;
 #  4. the patched file builds as a module against every
-#     /usr/src/linux-headers-*-amd64 (Debian's kernels).
+#     /usr/src/linux-headers-*-amd64 (Debian's kernels);
+#  5. the selftest as net/0002 creates it and as net-next/0003 extends it
+#     (applied with git apply) has no shellcheck -x finding, with
+#     tests/kernel/selftest-lib.sh as its lib.sh: netdev's CI checks
+#     shell scripts with shellcheck and wants a new one clean (SKIPPED
+#     when shellcheck is not installed).
 #
 #   tests/kernel/upstream-check.sh KERNEL_TREE OUT_DIR
 #
@@ -50,10 +56,12 @@ for p in $PATCHES; do
 	ign=
 	case $n in *-selftests-*) ign="--ignore FILE_PATH_CHANGES" ;; esac
 	if [ -n "${KERNEL_GIT:-}" ]; then
-		(cd "$KERNEL_GIT" && perl "$KTREE/scripts/checkpatch.pl" --strict $ign "$p") > "$OUT/$n.checkpatch" 2>&1
+		(cd "$KERNEL_GIT" && perl "$KTREE/scripts/checkpatch.pl" --strict \
+			--max-line-length=80 $ign "$p") > "$OUT/$n.checkpatch" 2>&1
 	else
 		(cd "$OUT" && perl "$KTREE/scripts/checkpatch.pl" --strict --no-tree \
-			--ignore UNKNOWN_COMMIT_ID $ign "$p") > "$OUT/$n.checkpatch" 2>&1
+			--max-line-length=80 --ignore UNKNOWN_COMMIT_ID $ign "$p") \
+			> "$OUT/$n.checkpatch" 2>&1
 	fi
 	if grep -q '^total: 0 errors, 0 warnings, 0 checks' "$OUT/$n.checkpatch"; then
 		say "$n: checkpatch --strict: $(grep '^total:' "$OUT/$n.checkpatch")"
@@ -123,4 +131,31 @@ for h in /usr/src/linux-headers-*-amd64; do
 	fi
 done
 [ $n -gt 0 ] || say "no /usr/src/linux-headers-*-amd64: distribution build SKIPPED"
+
+# ---- 5: shellcheck of the selftest, after net/0002 and after net-next/0003
+ST=$(ls "$UP"/net/0002-*.patch 2>/dev/null)
+ST3=$(ls "$UP"/net-next/0003-*.patch 2>/dev/null)
+if ! command -v shellcheck >/dev/null 2>&1; then
+	say "shellcheck not installed: the selftest's shellcheck SKIPPED"
+elif [ -z "$ST" ] || [ -z "$ST3" ]; then
+	bad "no selftest patch (net/0002, net-next/0003) to shellcheck"
+else
+	t=$OUT/selftest-tree
+	rm -rf "$t"; mkdir -p "$t"
+	sd=tools/testing/selftests/net
+	for stage in net net-next; do
+		p=$ST; [ $stage = net ] || p=$ST3
+		if ! (cd "$t" && git init -q . &&
+		      git apply --include="$sd/sch_choke.sh" "$p") > "$OUT/selftest-$stage.apply" 2>&1; then
+			bad "$(basename "$p") does not apply ($stage): $(tr '\n' ' ' < "$OUT/selftest-$stage.apply")"
+			break
+		fi
+		cp tests/kernel/selftest-lib.sh "$t/$sd/lib.sh"
+		if (cd "$t/$sd" && shellcheck -x sch_choke.sh) > "$OUT/selftest-$stage.shellcheck" 2>&1; then
+			say "selftest after $stage/$(basename "$p" | cut -c1-4): shellcheck $(shellcheck --version | sed -n 's/^version: //p'): no finding"
+		else
+			bad "selftest after $stage/$(basename "$p" | cut -c1-4): shellcheck -x findings: $(grep -o 'SC[0-9]* (' "$OUT/selftest-$stage.shellcheck" | tr -d ' (' | sort | uniq -c | tr -s ' \n' ' ')(in $OUT/selftest-$stage.shellcheck)"
+		fi
+	done
+fi
 exit $fail
