@@ -632,6 +632,20 @@ def report_upstream(rep, run):
                 rep.fail("upstream unpatched: expected the wedged ring's packets to survive a reset, %d left" % left_r)
             if probs:
                 rep.p("  unpatched: %d suspicious kernel log lines, first: %s" % (len(probs), probs[0]))
+        if impl in ("patched", "net-next"):
+            # net-next's selftest: its IPv6 case passes with the net-next
+            # series and catches the aliasing with the net series alone
+            sn = read(os.path.join(d, "selftest-next.txt"))
+            sn_exit = kv_file(os.path.join(d, "selftest-next.txt")).get("selftest-exit", "?")
+            sn_v = dict((n.strip(), w) for n, w in
+                        re.findall(r"^TEST: (.*?)\s+\[\s*(OK|FAIL|SKIP|XFAIL)\s*\]$", sn, re.M))
+            v6 = [w for n, w in sn_v.items() if "IPv6" in n]
+            ring = [w for n, w in sn_v.items() if "ring" in n]
+            rep.p("  %s, net-next's selftest: exit %s: %s" % (impl, sn_exit, "; ".join("%s %s" % kv for kv in sn_v.items())))
+            if impl == "net-next" and (sn_exit != "0" or v6 != ["OK"] or ring != ["OK"]):
+                rep.fail("upstream net-next: net-next's selftest failed (exit %s: %s)" % (sn_exit, sn_v))
+            if impl == "patched" and (sn_exit != "1" or v6 != ["FAIL"] or ring != ["OK"]):
+                rep.fail("upstream patched: net-next's selftest did not catch the IPv6 aliasing of the net series alone (exit %s: %s)" % (sn_exit, sn_v))
         if load.get("rmmod") != "ok":
             rep.fail("upstream %s: rmmod failed" % impl)
     table(rep, ("mainline", "tdc choke.json", "selftest sch_choke.sh", "skb delta",

@@ -19,6 +19,8 @@
 #   selftest/   the selftest of upstream/linux/net/0002 (sch_choke.sh) as
 #               that patch creates it, beside tests/kernel/selftest-lib.sh
 #               as its lib.sh: the guest runs it from there
+#   selftest-next/  the same after upstream/linux/net-next/0003 (its IPv6
+#               case added)
 #   redissect/  with ALT=1 only: patched + the alternative IPv6 fix that
 #               upstream/linux/net-next/alternative/ keeps for the cost
 #               comparison (a second dissection on equal digests)
@@ -89,6 +91,16 @@ awk '/^\+\+\+ b\/tools\/testing\/selftests\/net\/sch_choke\.sh$/ { on = 1; next 
 chmod +x "$OUT/selftest/sch_choke.sh"
 cp "$ROOT/tests/kernel/selftest-lib.sh" "$OUT/selftest/lib.sh"
 echo "$OUT/selftest/sch_choke.sh"
+# and as net-next's selftest patch extends it (the IPv6 case)
+STN=$(one "$UP/net-next/0003-*.patch")
+rm -rf "$OUT/selftest-next"; mkdir -p "$OUT/selftest-next/t/tools/testing/selftests/net"
+cp "$OUT/selftest/sch_choke.sh" "$OUT/selftest-next/t/tools/testing/selftests/net/"
+apply "$OUT/selftest-next/t" "$STN" || die "$(basename "$STN") does not apply to net/0002's selftest"
+mv "$OUT/selftest-next/t/tools/testing/selftests/net/sch_choke.sh" "$OUT/selftest-next/"
+rm -rf "$OUT/selftest-next/t"
+chmod +x "$OUT/selftest-next/sch_choke.sh"
+cp "$ROOT/tests/kernel/selftest-lib.sh" "$OUT/selftest-next/lib.sh"
+echo "$OUT/selftest-next/sch_choke.sh"
 
 variants="unpatched patched net-next"
 [ "${ALT:-0}" = 1 ] && variants="$variants redissect"
