@@ -243,19 +243,22 @@ $(BUILD)/fuzz-driver-ctl build/fuzz/fuzz_ctl: src/bridge/control.c src/bridge/co
 	src/util/opt.c
 $(BUILD)/fuzz-driver-exporter build/fuzz/fuzz_exporter: $(EXPORTER_SRC)
 
-# Run every target for FUZZ_SECONDS from the seed corpus; a crash fails
-# (its input is left in build/fuzz/crash-TARGET-*: add it to fuzz/regress/).
+# Run every target for FUZZ_SECONDS from the seed corpus, FUZZ_JOBS at a
+# time (default: one per CPU); a crash fails (its input is left in
+# build/fuzz/crash-TARGET-*: add it to fuzz/regress/).
+FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%) | deps
-	@for t in $(FUZZ_TARGETS); do \
-		mkdir -p build/fuzz/corpus-$$t; \
-		echo "fuzz $$t for $(FUZZ_SECONDS) s"; \
-		./build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
-			-rss_limit_mb=2048 -print_final_stats=1 \
-			-artifact_prefix=build/fuzz/crash-$$t- \
-			build/fuzz/corpus-$$t fuzz/corpus/$$t 2>build/fuzz/$$t.log \
-			|| { tail -40 build/fuzz/$$t.log; exit 1; }; \
-		grep -E '^stat::number_of_executed_units|^stat::new_units_added' build/fuzz/$$t.log; \
-	done
+	@$(MAKE) --no-print-directory -j$(FUZZ_JOBS) $(FUZZ_TARGETS:%=fuzz-run-%)
+
+fuzz-run-%: build/fuzz/fuzz_%
+	@mkdir -p build/fuzz/corpus-$*
+	@echo "fuzz $* for $(FUZZ_SECONDS) s"
+	@./build/fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+		-rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix=build/fuzz/crash-$*- \
+		build/fuzz/corpus-$* fuzz/corpus/$* 2>build/fuzz/$*.log \
+		|| { tail -40 build/fuzz/$*.log; echo "fuzz $*: FAILED (input in build/fuzz/crash-$*-*)"; exit 1; }
+	@echo "fuzz $*: $$(grep -E '^stat::number_of_executed_units|^stat::new_units_added' build/fuzz/$*.log | tr '\n' ' ')"
 
 # One configuration: build and run the test binary and the CLI tests.
 check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) $(BRIDGE_TESTS) \
@@ -297,6 +300,7 @@ check: | deps
 		build/clang/src/pkt/flow.o build/clang/src/pkt/ecn.o
 	BUILD=build/gcc sh tests/install.sh
 	BUILD=build/gcc sh tests/version.sh
+	BUILD=build/gcc sh tests/symbols.sh
 	@if [ "$$(id -u)" = 0 ]; then CHOKE=./build/gcc/choke sh tests/replay-real.sh && \
 		CHOKE=./build/gcc/choke sh tests/bridge.sh && \
 		CHOKE=./build/gcc/choke sh tests/soak.sh 120 && \

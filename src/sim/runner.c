@@ -210,8 +210,8 @@ struct pool {
 	struct timespec t0;
 	double last;      /* when progress was last reported */
 	double interval;
-	int *todo;        /* the runs to run (all, or a shard's) */
-	int ntodo;
+	int *selected;    /* the runs to run (all, or a shard's) */
+	int nselected;
 };
 
 int sim_run_in_shard(int i, int k, int n)
@@ -243,7 +243,7 @@ static void report(struct pool *p, int force, int final)
 		w += p->weight[i] * p->frac[i];
 	memset(&pr, 0, sizeof(pr));
 	pr.runs_done = p->done;
-	pr.runs_total = p->ntodo;
+	pr.runs_total = p->nselected;
 	pr.running = p->running;
 	pr.fraction = p->total > 0 ? w / p->total : 0;
 	if (pr.fraction > 1)
@@ -550,14 +550,14 @@ static int run_workers(struct pool *p, int jobs, char *err, size_t errlen)
 	memset(w, 0, sizeof(w));
 	for (k = 0; k < SIM_MAX_JOBS; k++)
 		w[k].fd = -1;
-	while (p->done < p->ntodo) {
+	while (p->done < p->nselected) {
 		/* start what fits: a free slot, and the memory (one run always) */
-		while (!rc && next < p->ntodo && active < jobs &&
+		while (!rc && next < p->nselected && active < jobs &&
 		       (!active ||
-			used + sim_estimate_memory(&p->b->runs[p->todo[next]].setup.cfg) <= limit)) {
+			used + sim_estimate_memory(&p->b->runs[p->selected[next]].setup.cfg) <= limit)) {
 			for (k = 0; w[k].pid; k++)
 				;
-			if (child_start(p, &w[k], p->todo[next], err, errlen)) {
+			if (child_start(p, &w[k], p->selected[next], err, errlen)) {
 				rc = -1;
 				break;
 			}
@@ -650,8 +650,8 @@ int sim_batch_run(struct sim_batch *b, const struct sim_runner_opts *o, char *er
 	p.interval = o->progress_interval_s > 0 ? o->progress_interval_s : 0.2;
 	p.weight = calloc((size_t)b->n + 1, sizeof(*p.weight));
 	p.frac = calloc((size_t)b->n + 1, sizeof(*p.frac));
-	p.todo = calloc((size_t)b->n + 1, sizeof(*p.todo));
-	if (!p.weight || !p.frac || !p.todo) {
+	p.selected = calloc((size_t)b->n + 1, sizeof(*p.selected));
+	if (!p.weight || !p.frac || !p.selected) {
 		rc = run_err(err, errlen, "out of memory");
 		goto out;
 	}
@@ -662,7 +662,7 @@ int sim_batch_run(struct sim_batch *b, const struct sim_runner_opts *o, char *er
 	for (i = 0; i < b->n; i++) {
 		if (!sim_run_in_shard(i, o->shard, o->nshards))
 			continue;
-		p.todo[p.ntodo++] = i;
+		p.selected[p.nselected++] = i;
 		p.weight[i] = sim_estimate_events(&b->runs[i].setup.cfg);
 		p.total += p.weight[i];
 	}
@@ -670,9 +670,9 @@ int sim_batch_run(struct sim_batch *b, const struct sim_runner_opts *o, char *er
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &p.t0);
 	report(&p, 1, 0);
-	if (jobs == 1 || p.ntodo <= 1) {
-		for (k = 0; k < p.ntodo && !rc; k++) {
-			i = p.todo[k];
+	if (jobs == 1 || p.nselected <= 1) {
+		for (k = 0; k < p.nselected && !rc; k++) {
+			i = p.selected[k];
 			p.running = 1;
 			rc = run_here(&p, i, err, errlen);
 			p.running = 0;
@@ -681,12 +681,12 @@ int sim_batch_run(struct sim_batch *b, const struct sim_runner_opts *o, char *er
 			report(&p, 1, 0);
 		}
 	} else {
-		rc = run_workers(&p, jobs < p.ntodo ? jobs : p.ntodo, err, errlen);
+		rc = run_workers(&p, jobs < p.nselected ? jobs : p.nselected, err, errlen);
 	}
 	report(&p, 1, 1);
 out:
 	free(p.weight);
 	free(p.frac);
-	free(p.todo);
+	free(p.selected);
 	return rc;
 }

@@ -29,9 +29,16 @@ fi
 TARBALL=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 JOBS=${JOBS:-$(nproc)}
 
-# Options: =y built in, =m module. Keep this list sorted by purpose.
+# Options: =y built in, =m module, =n off. Keep this list sorted by purpose.
+# VMAP_STACK=n: with kernel stacks in vmalloc space (6.1's UML default), a
+# lazy purge of vmap areas (vfree, e.g. rmmod freeing a module) can flush
+# a range that holds the running task's stack; UML's
+# flush_tlb_kernel_range() then maps that stack page with no access and
+# the kernel faults on its own stack for ever (seen: rmmod of
+# sch_libchoke at 100% CPU in flush_tlb_kernel_range_common <-
+# __purge_vmap_area_lazy <- free_module, the guest never finishing).
 OPTS="
-MODULES=y MODULE_UNLOAD=y
+MODULES=y MODULE_UNLOAD=y VMAP_STACK=n
 NET=y INET=y IPV6=y NET_NS=y UNIX=y PACKET=y VETH=y
 NET_SCHED=y NET_SCH_CHOKE=m NET_SCH_TBF=y NET_SCH_HTB=y NET_SCH_FIFO=y
 NET_CLS=y NET_CLS_ACT=y NET_SCH_INGRESS=y

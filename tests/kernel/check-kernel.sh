@@ -90,23 +90,53 @@ gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-
 rm -rf "$RUN"; mkdir -p "$RUN"
 python3 tests/kernel/report.py gen-batch "$RUN" $( [ $QUICK = 1 ] && echo --quick ) | tee -a "$LOG"
 
-step "booting UML (guest log: $RUN/guest.log)"
 limit=$([ $QUICK = 1 ] && echo 1200 || echo 2400)
+# boot_suite RUN_DIR IMPLS [KEY=VALUE...]: guest-suite.sh in a UML of its own
+boot_suite() {
+	d=$1 impls=$2; shift 2
+	sh tests/kernel/uml-boot.sh "$KDIR" "$d" $limit tests/kernel/guest-suite.sh \
+		CHOKE_KMOD="$OUT/mod-um/kmod/sch_libchoke.ko" CHOKE_NL="$OUT/choke-nl" \
+		CHOKE_BATCH="$RUN/config.batch" CHOKE_QUICK=$QUICK CHOKE_IMPLS=$impls "$@"
+}
+# uml_finished RUN_DIR UML_EXIT: a line for the log; when UML was killed,
+# where its guest had got to (the last lines of its log and console)
+uml_finished() {
+	if [ $2 -eq 124 ] || [ $2 -eq 137 ]; then
+		step "UML did not finish within $limit s (killed); the last lines of $1/guest.log:"
+		tail -8 "$1/guest.log" 2>/dev/null | sed 's/^/    /' | tee -a "$LOG"
+		echo "  and of its console:" | tee -a "$LOG"
+		tail -8 "$1/console.log" 2>/dev/null | sed 's/^/    /' | tee -a "$LOG"
+	fi
+	step "guest finished (UML exit $2; log: $1/guest.log)"
+}
+# Two UML guests at once where there are two CPUs (each UML runs on one):
+# mainline's module and the patch series in one; ours and the fuzzer, then
+# the chokeplus boot and the qemu smoke test, beside it. CHOKE_SERIAL=1, one CPU
+# or a single --impls runs the one guest as before.
+parallel=0
+if [ "$IMPLS" = mainline,ours ] && [ "$(nproc)" -ge 2 ] && [ "${CHOKE_SERIAL:-0}" != 1 ]; then
+	parallel=1
+fi
 set +e
-sh tests/kernel/uml-boot.sh "$KDIR" "$RUN" $limit tests/kernel/guest-suite.sh \
-	CHOKE_KMOD="$OUT/mod-um/kmod/sch_libchoke.ko" CHOKE_NL="$OUT/choke-nl" \
-	CHOKE_BATCH="$RUN/config.batch" CHOKE_QUICK=$QUICK CHOKE_IMPLS=$IMPLS \
-	CHOKE_UPSTREAM_MODS="$OUT/upstream-mods" CHOKE_FUZZ="$OUT/choke-nlfuzz"
-urc=$?
+if [ $parallel = 1 ]; then
+	step "booting UML: mainline and the patch series (guest log: $RUN/guest.log) beside ours and the fuzzer ($RUN/ours-guest/guest.log)"
+	boot_suite "$RUN" mainline CHOKE_UPSTREAM_MODS="$OUT/upstream-mods" &
+	upid=$!
+	boot_suite "$RUN/ours-guest" ours CHOKE_FUZZ="$OUT/choke-nlfuzz" \
+		CHOKE_FUZZ_MAINLINE="$OUT/upstream-mods/unpatched/sch_choke.ko"
+	urc_b=$?
+	uml_finished "$RUN/ours-guest" $urc_b
+	for d in ours ours-tcidle fuzz; do
+		[ -d "$RUN/ours-guest/$d" ] && mv "$RUN/ours-guest/$d" "$RUN/$d"
+	done
+else
+	step "booting UML (guest log: $RUN/guest.log)"
+	boot_suite "$RUN" $IMPLS CHOKE_UPSTREAM_MODS="$OUT/upstream-mods" CHOKE_FUZZ="$OUT/choke-nlfuzz"
+	urc=$?
+	uml_finished "$RUN" $urc
+fi
 set -e
-if [ $urc -eq 124 ] || [ $urc -eq 137 ]; then step "UML did not finish within $limit s (killed)"; fi
-step "guest finished (UML exit $urc); comparing"
-
-echo >> "$LOG"
-set +e
-python3 tests/kernel/report.py report "$RUN" "$LOG"
-rc=$?
-set -e
+rc=0
 # The second id, chokeplus (kmod/chokeplus.h): stock tc with the plugin
 # q_chokeplus.so built for the host (the guest runs the host's root file
 # system), in a boot of its own (tests/kernel/guest-chokeplus.sh; about a
@@ -160,6 +190,27 @@ if command -v qemu-system-x86_64 >/dev/null 2>&1 && command -v busybox >/dev/nul
 else
 	step "qemu smoke test SKIPPED (needs qemu-system-x86, busybox-static, cpio, linux-headers-amd64)"
 fi
+if [ $parallel = 1 ]; then
+	set +e
+	wait $upid
+	urc=$?
+	set -e
+	uml_finished "$RUN" $urc
+	# one exit status for the report: the first guest's, or the second's
+	# when the first passed
+	rc_a=$(cat "$RUN/guest.rc" 2>/dev/null) rc_b=$(cat "$RUN/ours-guest/guest.rc" 2>/dev/null)
+	if [ "$rc_a" = 0 ] && [ "$rc_b" != 0 ]; then
+		echo "$rc_b" > "$RUN/guest.rc"
+		echo "check-kernel: FAIL: the guest for ours exited '$rc_b' (see $RUN/ours-guest/guest.log)" | tee -a "$LOG"
+		rc=1
+	fi
+fi
+step "comparing (report.py)"
+echo >> "$LOG"
+set +e
+python3 tests/kernel/report.py report "$RUN" "$LOG"
+[ $? -eq 0 ] || rc=1
+set -e
 if [ $up_fail -ne 0 ]; then
 	echo "check-kernel: FAIL: the patch series' checks (upstream-check above)" | tee -a "$LOG"
 	rc=1

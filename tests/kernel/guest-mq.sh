@@ -59,11 +59,13 @@ if MC tc qdisc add dev q0 root handle 1: mq 2>"$RUN/mq.err"; then
 fi
 s=$(MC tc qdisc show dev q0)
 echo "$s" > "$RUN/mq-show.txt"
-n=0
+# (mq_set, not n: this file is sourced by guest-chokeplus.sh, whose n
+# counts its tests)
+mq_set=0
 for i in 1 2 3 4; do
-	echo "$s" | grep -q "qdisc chokeplus 1$i: parent 1:$i limit $((200 + i))p min 20p max 60p protect 64" && n=$((n + 1))
+	echo "$s" | grep -q "qdisc chokeplus 1$i: parent 1:$i limit $((200 + i))p min 20p max 60p protect 64" && mq_set=$((mq_set + 1))
 done
-if [ $n = 4 ] && echo "$s" | grep -q "qdisc mq 1: root"; then ok "mq-children: mq 1: and 4 chokeplus on 1:1..1:4, each its own limit"
+if [ $mq_set = 4 ] && echo "$s" | grep -q "qdisc mq 1: root"; then ok "mq-children: mq 1: and 4 chokeplus on 1:1..1:4, each its own limit"
 else bad mq-children "$(cat "$RUN/mq.err") $(echo "$s" | tr '\n' ' ')"; fi
 # one child changed alone
 MC tc qdisc change dev q0 parent 1:3 handle 13: chokeplus limit 500 min 50 max 150 bandwidth 100mbit protect 32 2>"$RUN/mq.err"

@@ -328,18 +328,29 @@ fi
 # The patch series: mainline's sch_choke.c unpatched and patched.
 if [ -n "${CHOKE_UPSTREAM_MODS:-}" ]; then
 	log "===== the patch series (guest-upstream.sh)"
-	. tests/kernel/guest-upstream.sh
-	upstream_suite || fails=$((fails + 1))
+	# in a process of its own, bounded: a part that hangs must not take
+	# the whole boot's limit (about 5 minutes when all is well)
+	CHOKE_GUEST=tests/kernel/guest-upstream.sh timeout -k 10 1200 sh tests/kernel/guest-upstream.sh
+	r=$?
+	if [ $r -ne 0 ]; then
+		log "the patch series' part exited $r$( [ $r -ge 124 ] && echo ' (timed out after 1200 s)')"
+		fails=$((fails + 1))
+	fi
 fi
 
 # The netlink fuzzer, a short run against mainline and ours (make
 # kernel-fuzz runs 10^5 requests each).
-if [ -n "${CHOKE_FUZZ:-}" ] && [ -n "${CHOKE_UPSTREAM_MODS:-}" ]; then
+# The mainline module it runs against: CHOKE_FUZZ_MAINLINE, or the
+# unpatched one of the patch series' modules.
+FUZZ_MAINLINE=${CHOKE_FUZZ_MAINLINE:-${CHOKE_UPSTREAM_MODS:+$CHOKE_UPSTREAM_MODS/unpatched/sch_choke.ko}}
+if [ -n "${CHOKE_FUZZ:-}" ] && [ -n "$FUZZ_MAINLINE" ]; then
 	log "===== netlink fuzzer smoke (guest-fuzz.sh)"
-	. tests/kernel/guest-fuzz.sh
-	CHOKE_FUZZ_IMPLS="mainline=$CHOKE_UPSTREAM_MODS/unpatched/sch_choke.ko,ours=$OURS_KO"
-	CHOKE_FUZZ_COUNT=$([ "$QUICK" = 1 ] && echo 1000 || echo 3000)
-	fuzz_suite
+	CHOKE_GUEST=tests/kernel/guest-fuzz.sh \
+	CHOKE_FUZZ_IMPLS="mainline=$FUZZ_MAINLINE,ours=$OURS_KO" \
+	CHOKE_FUZZ_COUNT=$([ "$QUICK" = 1 ] && echo 1000 || echo 3000) \
+		timeout -k 10 900 sh tests/kernel/guest-fuzz.sh
+	r=$?
+	[ $r -eq 0 ] || log "the fuzzer's part exited $r$( [ $r -ge 124 ] && echo ' (timed out after 900 s)')"
 fi
 
 # The user reproducer once more with no choke qdisc available at all.
