@@ -38,10 +38,11 @@ packages() {
 		echo "$(packages build) iproute2 ethtool iputils-ping procps" ;;
 	kmod)	# make kmod: against the distribution kernel's headers
 		echo "make gcc linux-headers-$(dpkg --print-architecture 2>/dev/null || echo amd64)" ;;
-	check-kernel) # make check-kernel: a UML kernel from linux-source-6.1, qemu
+	check-kernel) # make check-kernel: a UML kernel from linux-source-6.1, qemu;
+		# shellcheck for the upstream selftest (tests/kernel/upstream-check.sh)
 		echo "$(packages build) python3 iproute2 iperf3 linux-source-6.1" \
 			"linux-headers-amd64 flex bison bc libelf-dev libssl-dev xz-utils kmod" \
-			"iputils-ping qemu-system-x86 busybox-static cpio" ;;
+			"iputils-ping qemu-system-x86 busybox-static cpio shellcheck" ;;
 	ns3)	# ns3::ChokeQueueDisc (ns3/, make ns3 check-ns3) and tools/ns3
 		echo "$(packages build) g++ pkg-config libns3-dev" ;;
 	deb)	# make deb: dpkg-buildpackage, the dkms helper, lintian

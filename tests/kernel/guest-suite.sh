@@ -357,5 +357,11 @@ fi
 log "===== reproducer without any choke module"
 timeout 60 sh tests/kernel/mainline-stall.sh --config full --seconds 5 > "$RUN/stall-nomodule.log" 2>&1
 echo "exit $?" >> "$RUN/stall-nomodule.log"
+# and the patch series' selftest, which must skip (exit 4), not fail
+if [ -n "${CHOKE_UPSTREAM_MODS:-}" ] && [ -f "$CHOKE_UPSTREAM_MODS/selftest/sch_choke.sh" ]; then
+	(cd "$CHOKE_UPSTREAM_MODS/selftest" && timeout 60 bash ./sch_choke.sh) > "$RUN/selftest-nomodule.log" 2>&1
+	echo "selftest-exit $?" >> "$RUN/selftest-nomodule.log"
+	log "selftest without a choke module: $(tail -2 "$RUN/selftest-nomodule.log" | tr '\n' ' ')"
+fi
 log "guest suite finished"
 exit $fails

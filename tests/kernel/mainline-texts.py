@@ -13,7 +13,10 @@ writes OUTDIR/NAME/net/sched/sch_choke.c for every NAME below (a tree
 `patch -p1` applies to) and prints one line per text: NAME, blob id,
 verified or not, what it is.
 
-The steps (facts about upstream history; the edits are ours):
+The steps (facts about upstream history; the edits are ours). The blob
+ids come from the "index" lines of upstream's and the stable trees' own
+patch mails (a pair old..new per commit), so each step is checked against
+the text upstream had:
   linux-6.1.y    Debian's 6.1.192 text as shipped (stable backports of
                  5eb7de8cd58e and d3aeb889dcbd included)
   v6.1           the same without those two backports        3ac3e5c80b6f
@@ -23,10 +26,21 @@ The steps (facts about upstream history; the edits are ours):
   lockless-dump  choke_dump() with READ_ONCE(), WRITE_ONCE()
                  in choke_change() (7253c1d1e7a5)             91072010923d
   nla-default    nla_get_u32_default() for TCA_CHOKE_MAX_P    1e940ad0d2fa
-  current        best effort, NOT verified: the above plus the qlen
-                 ordering fix (5eb7de8cd58e), the data-race annotations
-                 of the counters (d3aeb889dcbd), qdisc_qlen_inc()/dec()
-                 and kvzalloc_objs(), as a later tree shows them
+  qlen-order     5eb7de8cd58e ("net: sched: fix ordering of
+                 qlen adjustment", v6.13-rc3; 6.18.y until the
+                 backport below)                              59e7bdf5063e
+  linux-6.18.y   6.18.y: qlen-order + d3aeb889dcbd's backport
+                 (the text of 6.18.44, read from its tree)    ea6ef76c2965
+  kvzalloc       v7.0: kvcalloc() -> kvzalloc_objs()          94df8e741a97
+  annotate       d3aeb889dcbd ("net/sched: sch_choke: annotate
+                 data-races in choke_dump_stats()", net, April
+                 2026: v7.1; 7.0.y by backport)               2875bcdb18a4
+  current        v7.2-rc1 on, net and net-next: 863cd7865201 ("net/sched:
+                 add qdisc_qlen_inc() and qdisc_qlen_dec()", net-next, May
+                 2026) turns the four qlen updates into the helpers. NOT
+                 verified by blob (no mail of it with an index line was
+                 at hand); the text agrees with a derived copy of a 2026
+                 tree's sch_choke.c.
 """
 import os
 import re
@@ -42,7 +56,11 @@ STEPS = [
     ("alias", "ea108030c6b4", "+ MODULE_ALIAS_NET_SCH (2024)"),
     ("lockless-dump", "91072010923d", "+ lockless choke_dump() (v6.10)"),
     ("nla-default", "1e940ad0d2fa", "+ nla_get_u32_default() (v6.13-rc1)"),
-    ("current", None, "best effort, unverified: + qlen order, counter annotations, qlen helpers, kvzalloc_objs"),
+    ("qlen-order", "59e7bdf5063e", "+ 5eb7de8cd58e qlen ordering (v6.13-rc3; 6.18.y before d3aeb889dcbd)"),
+    ("linux-6.18.y", "ea6ef76c2965", "6.18.y: qlen-order + d3aeb889dcbd backported (6.18.44)"),
+    ("kvzalloc", "94df8e741a97", "qlen-order + kvzalloc_objs() (v7.0)"),
+    ("annotate", "2875bcdb18a4", "+ d3aeb889dcbd counter annotations (v7.1, 7.0.y)"),
+    ("current", None, "+ 863cd7865201 qdisc_qlen_inc/dec (v7.2-rc1 on, net, net-next)"),
 ]
 
 
@@ -135,11 +153,17 @@ def texts(src):
           "max_P = nla_get_u32_default(tb[TCA_CHOKE_MAX_P], 0);")
     yield "nla-default", t.s
     t.sub(QLEN_AFTER, QLEN_BEFORE)
-    annotate(t)
-    t.sub("--sch->q.qlen;", "qdisc_qlen_dec(sch);", 3)
-    t.sub("++sch->q.qlen;", "qdisc_qlen_inc(sch);")
+    yield "qlen-order", t.s
+    t618 = Text(t.s)
+    annotate(t618)
+    yield "linux-6.18.y", t618.s
     t.sub("ntab = kvcalloc(mask + 1, sizeof(struct sk_buff *), GFP_KERNEL);",
           "ntab = kvzalloc_objs(struct sk_buff *, mask + 1);")
+    yield "kvzalloc", t.s
+    annotate(t)
+    yield "annotate", t.s
+    t.sub("--sch->q.qlen;", "qdisc_qlen_dec(sch);", 3)
+    t.sub("++sch->q.qlen;", "qdisc_qlen_inc(sch);")
     yield "current", t.s
 
 

@@ -437,7 +437,7 @@ def report_stall(rep, run, impls):
             # the full configuration always breaks mainline: it wedges, or
             # (on a slow or loaded host, where the flood arrives unevenly)
             # the ring wraps short of a full queue and strands packets for
-            # good; both are the bug upstream/linux/0001 fixes
+            # good; both are the bug upstream/linux/net/0001 fixes
             if impl == "mainline" and cfg == "full" and kv["verdict"] not in ("WEDGED", "STRANDED"):
                 rep.fail("mainline: the wedge (%s) was not reproduced: %s" % (words, kv["verdict"]))
     table(rep, ("impl", "config", "verdict", "frozen at s", "sent pkt", "kbit/s", "backlog after", "pdrop",
@@ -574,7 +574,7 @@ def report_upstream(rep, run):
         return
     rows, alias_rows = [], []
     frac = {}
-    for impl in ("unpatched", "patched"):
+    for impl in ("unpatched", "patched", "net-next"):
         d = os.path.join(base, impl)
         load = kv_file(os.path.join(d, "load.txt"))
         if not os.path.isdir(d) or "load ok" not in read(os.path.join(d, "load.txt")):
@@ -586,7 +586,8 @@ def report_upstream(rep, run):
         st = read(os.path.join(d, "selftest.txt"))
         st_kv = kv_file(os.path.join(d, "selftest.txt"))
         st_exit = st_kv.get("selftest-exit", "?")
-        verdicts = " ".join("%s %s" % m for m in re.findall(r"\[(\w+)\] (PASS|FAIL)", st))
+        verdicts = "; ".join("%s %s" % (n.strip(), w) for n, w in
+                             re.findall(r"^TEST: (.*?)\s+\[\s*(OK|FAIL|SKIP|XFAIL)\s*\]$", st, re.M))
         lk = kv_file(os.path.join(d, "leak.txt"))
         try:
             skb_st = int(st_kv["skb_after"]) - int(st_kv["skb_before"])
@@ -613,37 +614,53 @@ def report_upstream(rep, run):
             alias_rows.append((impl, "IPv" + fam, offered, q["matched"], "%.3f" % f, q["early"], q["pdrop"]))
         if t_ok != 8 or t_bad:
             rep.fail("upstream %s: tdc choke.json %d ok, %d not ok (8 cases)" % (impl, t_ok, t_bad))
-        if impl == "patched":
+        if impl != "unpatched":  # patched: the net series; net-next: and the IPv6 one
             if st_exit != "0":
-                rep.fail("upstream patched: the selftest failed: %s" % verdicts)
+                rep.fail("upstream %s: the selftest failed: %s" % (impl, verdicts))
             if skb_st > 32 or left_r > 32 or left_d > 32:
-                rep.fail("upstream patched: sk_buffs left behind: selftest %d, reset %d, destroy %d" % (skb_st, left_r, left_d))
+                rep.fail("upstream %s: sk_buffs left behind: selftest %d, reset %d, destroy %d" % (impl, skb_st, left_r, left_d))
             if held_r < 500:
-                rep.fail("upstream patched: the leak case did not load the qdisc (%d sk_buffs held)" % held_r)
+                rep.fail("upstream %s: the leak case did not load the qdisc (%d sk_buffs held)" % (impl, held_r))
             if load.get("kmemleak_choke", "0") not in ("0", "n/a", "-"):
-                rep.fail("upstream patched: kmemleak reports objects with choke in their backtrace")
+                rep.fail("upstream %s: kmemleak reports objects with choke in their backtrace" % impl)
             if probs:
-                rep.fail("upstream patched: %d suspicious kernel log lines, first: %s" % (len(probs), probs[0]))
+                rep.fail("upstream %s: %d suspicious kernel log lines, first: %s" % (impl, len(probs), probs[0]))
         else:
-            if st_exit != "1" or "full FAIL" not in verdicts:
+            if st_exit != "1" or not verdicts.endswith("FAIL"):
                 rep.fail("upstream unpatched: the selftest did not catch the wedge (%s)" % verdicts)
             if left_r < 500:
                 rep.fail("upstream unpatched: expected the wedged ring's packets to survive a reset, %d left" % left_r)
             if probs:
                 rep.p("  unpatched: %d suspicious kernel log lines, first: %s" % (len(probs), probs[0]))
+        if impl in ("patched", "net-next"):
+            # net-next's selftest: its IPv6 case passes with the net-next
+            # series and catches the aliasing with the net series alone
+            sn = read(os.path.join(d, "selftest-next.txt"))
+            sn_exit = kv_file(os.path.join(d, "selftest-next.txt")).get("selftest-exit", "?")
+            sn_v = dict((n.strip(), w) for n, w in
+                        re.findall(r"^TEST: (.*?)\s+\[\s*(OK|FAIL|SKIP|XFAIL)\s*\]$", sn, re.M))
+            v6 = [w for n, w in sn_v.items() if "IPv6" in n]
+            ring = [w for n, w in sn_v.items() if "ring" in n]
+            rep.p("  %s, net-next's selftest: exit %s: %s" % (impl, sn_exit, "; ".join("%s %s" % kv for kv in sn_v.items())))
+            if impl == "net-next" and (sn_exit != "0" or v6 != ["OK"] or ring != ["OK"]):
+                rep.fail("upstream net-next: net-next's selftest failed (exit %s: %s)" % (sn_exit, sn_v))
+            if impl == "patched" and (sn_exit != "1" or v6 != ["FAIL"] or ring != ["OK"]):
+                rep.fail("upstream patched: net-next's selftest did not catch the IPv6 aliasing of the net series alone (exit %s: %s)" % (sn_exit, sn_v))
         if load.get("rmmod") != "ok":
             rep.fail("upstream %s: rmmod failed" % impl)
-    table(rep, ("mainline", "tdc choke.json", "selftest sch_choke_wedge.sh", "skb delta",
+    table(rep, ("mainline", "tdc choke.json", "selftest sch_choke.sh", "skb delta",
                 "reset of a loaded qdisc", "delete of a loaded qdisc", "kmemleak w/ choke", "dmesg warnings"), rows)
     rep.p("")
     rep.p("  8 UDP flows, equal ports, one source, 8 destinations (matched = arrivals dropped with a queued packet of 'their' flow):")
     table(rep, ("mainline", "family", "offered", "matched", "matched/offered", "early", "pdrop"), alias_rows)
-    if len(frac) == 4:
+    # the IPv6 fix is net-next's series: the net one (patched) still
+    # aliases IPv6 flows as mainline does
+    if len(frac) == 6:
         if frac[("unpatched", "6")] < 1.8 * frac[("unpatched", "4")]:
             rep.fail("upstream: unpatched IPv6 flows did not alias (%.3f vs IPv4 %.3f)" % (frac[("unpatched", "6")], frac[("unpatched", "4")]))
-        r = frac[("patched", "6")] / frac[("patched", "4")] if frac[("patched", "4")] else 0
+        r = frac[("net-next", "6")] / frac[("net-next", "4")] if frac[("net-next", "4")] else 0
         if not 0.7 <= r <= 1.4:
-            rep.fail("upstream: patched IPv6 flows are not told apart like IPv4 ones (%.3f vs %.3f)" % (frac[("patched", "6")], frac[("patched", "4")]))
+            rep.fail("upstream: net-next's IPv6 flows are not told apart like IPv4 ones (%.3f vs %.3f)" % (frac[("net-next", "6")], frac[("net-next", "4")]))
 
 
 def report(run, logpath):
@@ -673,6 +690,12 @@ def report(run, logpath):
     rep.p("Reproducer without any choke qdisc: " + " | ".join(l.replace("mainline-stall: ", "") for l in nm.splitlines()))
     if "exit 2" not in nm:
         rep.fail("reproducer without a choke module should exit 2")
+    sk_path = os.path.join(run, "selftest-nomodule.log")
+    if os.path.isdir(os.path.join(run, "upstream")):
+        sk = read(sk_path)
+        rep.p("The selftest without any choke qdisc: " + " | ".join(l for l in sk.splitlines() if l.strip()))
+        if "selftest-exit 4" not in sk:
+            rep.fail("the selftest without a choke module should skip (exit 4): %s" % (sk.strip().splitlines() or ["no log"])[-1])
     rep.p("")
     if rep.failures:
         rep.p("check-kernel: %d FAILURE(S)" % len(rep.failures))
