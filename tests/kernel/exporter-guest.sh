@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 # SPDX-FileCopyrightText: 2026 The choke authors
 # `choke exporter` against real kernel choke qdiscs, inside a User-Mode Linux
-# guest booted by tests/kernel/exporter-uml.sh (this script is its PID 1; the
+# guest booted by tests/kernel/exporter-uml.sh (through uml-boot.sh, with
+# guest-init.sh as PID 1, which sends our output to $CHOKE_RUN/guest.log;
+# booted as PID 1 itself it does the mounts and that redirection; the
 # host's root is the guest's, through hostfs). For mainline's sch_choke.ko
 # and then our sch_libchoke.ko: three choke qdiscs (under tbf, under htb, at
 # the root of a veth) with UDP and TCP flows through them, and with ours two
@@ -35,7 +37,7 @@ if [ $$ = 1 ]; then
 fi
 RUN=${CHOKE_RUN:-}
 T0=$(date +%s)
-log() { echo "[$(( $(date +%s) - T0 ))s] $*" >> "$RUN/guest.log"; }
+log() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 
 finish() {
 	echo "$1" > "$RUN/guest.rc"
@@ -50,7 +52,7 @@ finish() {
 }
 
 [ -n "$RUN" ] && [ -d "$RUN" ] || { echo "exporter-guest: no CHOKE_RUN" >&2; [ $$ = 1 ] && halt -f; exit 2; }
-: > "$RUN/guest.log"
+[ $$ = 1 ] && exec > "$RUN/guest.log" 2>&1
 for v in CHOKE_KDIR CHOKE_KMOD CHOKE_BIN; do
 	eval "x=\${$v:-}"
 	[ -n "$x" ] && [ -e "$x" ] || { log "missing $v ($x)"; finish 2; }

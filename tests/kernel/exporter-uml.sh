@@ -82,12 +82,11 @@ rm -rf "$RUN"
 mkdir -p "$RUN"
 step "booting UML (guest log: $RUN/guest.log)"
 set +e
-( cd "$RUN" && timeout -k 20 600 "$KDIR/linux" mem=512M rootfstype=hostfs rootflags=/ rw \
-	init="$ROOT/tests/kernel/exporter-guest.sh" con0=fd:0,fd:1 con=null quiet \
-	CHOKE_ROOT="$ROOT" CHOKE_RUN="$RUN" CHOKE_KDIR="$KDIR" CHOKE_KMOD="$KMOD" \
-	CHOKE_BIN="$CHOKE" CHOKE_TC_LIB="$TC_LIB" \
-	$( [ $RECORD = 1 ] && echo CHOKE_RECORDER="$EXPORTER_TESTS" ) \
-	</dev/null >"$RUN/console.log" 2>&1 )
+# through guest-init.sh (uml-boot.sh), which keeps a checkout under /tmp
+# visible in the guest
+CHOKE_UML_MEM=512M sh tests/kernel/uml-boot.sh "$KDIR" "$RUN" 600 tests/kernel/exporter-guest.sh \
+	CHOKE_KMOD="$KMOD" CHOKE_BIN="$CHOKE" CHOKE_TC_LIB="$TC_LIB" \
+	$( [ $RECORD = 1 ] && echo CHOKE_RECORDER="$EXPORTER_TESTS" )
 urc=$?
 set -e
 [ $urc -eq 124 ] || [ $urc -eq 137 ] && step "UML did not finish within 600 s (killed)"
