@@ -15,6 +15,7 @@
 #   standing4     the same with 4 flows
 #   short6, standing6   short and standing over IPv6 (64 flows by port)
 #   standing6d    standing over IPv6, 64 flows by destination address
+#   standing4v6   standing over IPv6, 4 flows by port (most draws match)
 #   htb-short     the operator's tree: htb, one parent class, LEAVES leaf
 #                 classes each with the discipline, a cls_flow hash filter
 #                 spreading 4000 flows over the leaves; rates 10gbit
@@ -149,7 +150,7 @@ run() {
 	case $state in
 	short | short6) rate=10gbit flows=64 ;;
 	standing | standing6 | standing6d) rate=10mbit flows=64 ;;
-	standing4) rate=10mbit flows=4 ;;
+	standing4 | standing4v6) rate=10mbit flows=4 ;;
 	esac
 	tc qdisc del dev dummy0 root 2>/dev/null
 	if ! load "$mods"; then echo "insmod $name FAIL" >> "$OUT"; return; fi
