@@ -5,7 +5,7 @@
 # disciplines in the same UML kernel and the same run
 # (tests/kernel/guest-bench.sh has the method; bench-report.py the tables).
 #
-#   tests/kernel/bench-kernel.sh [--suite cost|choke] [--rounds N] [--seconds S]
+#   tests/kernel/bench-kernel.sh [--suite cost|choke|ipv6] [--rounds N] [--seconds S]
 #       [--states "short standing"] [--only LABEL,...] [--row 'LABEL|MODULES|WORDS']...
 #       [--htb-rounds N] [--htb-states "htb-short htb-standing"] [--leaves N]
 #       [--htb-row 'LABEL|MODULES|SHORT WORDS|STANDING WORDS']... [--mem N]
@@ -24,6 +24,15 @@
 # short, standing, standing4 and the pdrop floods; --before REV adds our
 # module as it was at git revision REV ("ours@REV"), --extra NAME=PATH.ko
 # any other choke module built against build/kernel/linux-bench-6.1.
+# --suite ipv6: the cost of the IPv6 flow comparison proposed for
+# net-next (upstream/linux/net-next/: a keyed siphash of both addresses in
+# make_flow_keys_digest()) against the alternative kept beside it (a second
+# dissection of both packets when their digests are equal), each on top of
+# the net fix, with the net fix alone (which compares IPv6 flows by 8
+# bytes of the source only: the reference) and pfifo; IPv6 traffic
+# (guest-bench.sh's states short6, standing6: 64 flows by port;
+# standing4v6: 4 flows by port, so that most draws match; standing6d: 64
+# flows by destination address, equal ports).
 # --only keeps the rows named (the first, the reference, always); --row and
 # --htb-row add rows; --mem 0 leaves the memory out, --rounds 0 or
 # --htb-rounds 0 the CPU rounds.
@@ -65,12 +74,13 @@ done
 case $SUITE in
 cost) ROUNDS=${ROUNDS:-5} STATES=${STATES:-short standing} ;;
 choke) ROUNDS=${ROUNDS:-6} STATES=${STATES:-short standing standing4} ;;
-*) echo "bench-kernel: --suite is cost or choke" >&2; exit 2 ;;
+ipv6) ROUNDS=${ROUNDS:-6} STATES=${STATES:-short6 standing6 standing4v6 standing6d} ;;
+*) echo "bench-kernel: --suite is cost, choke or ipv6" >&2; exit 2 ;;
 esac
 case $ROUNDS$HROUNDS$SECS$LEAVES$MEMN in *[!0-9]*) echo "bench-kernel: --rounds, --htb-rounds, --seconds, --leaves and --mem take whole numbers" >&2; exit 2 ;; esac
 [ "$SECS" -ge 1 ] || { echo "bench-kernel: --seconds must be at least 1" >&2; exit 2; }
 [ "$LEAVES" -ge 1 ] && [ "$LEAVES" -le 4000 ] || { echo "bench-kernel: --leaves must be 1 to 4000 (class ids 1:1000 to 1:1fff)" >&2; exit 2; }
-for s in $STATES; do case $s in short|standing|standing4) ;; *) echo "bench-kernel: unknown state $s (short, standing, standing4)" >&2; exit 2 ;; esac; done
+for s in $STATES; do case $s in short|standing|standing4|short6|standing6|standing6d|standing4v6) ;; *) echo "bench-kernel: unknown state $s (short, standing, standing4, short6, standing6, standing6d, standing4v6)" >&2; exit 2 ;; esac; done
 for s in $HSTATES; do case $s in htb-short|htb-standing) ;; *) echo "bench-kernel: unknown htb state $s (htb-short, htb-standing)" >&2; exit 2 ;; esac; done
 case $ROOT in *[!A-Za-z0-9/._-]*) echo "bench-kernel: the repository path must not contain spaces or special characters (it goes on the UML command line)" >&2; exit 2 ;; esac
 [ "$(id -u)" = 0 ] || { echo "bench-kernel: needs root (network namespaces in the guest)" >&2; exit 2; }
@@ -150,6 +160,17 @@ ours|$OURS|choke $CW
 		COST_ROWS="${COST_ROWS}ours@$rev|$b/kmod/sch_libchoke.ko|choke $CW$nl"
 	fi
 	for e in $EXTRA; do COST_ROWS="${COST_ROWS}${e%%=*}|${e#*=}|choke $CW$nl"; done
+	HTB_ROWS= HROUNDS=0 MEMN=0
+fi
+if [ $SUITE = ipv6 ]; then
+	echo "bench-kernel: mainline sch_choke.c with the net fix, and with each IPv6 comparison, out of tree"
+	ALT=1 sh tests/kernel/upstream-mods.sh "$KDIR" "$OUT/mainline" um 0 > /dev/null
+	COST_ROWS="
+net|$OUT/mainline/patched/sch_choke.ko|choke $CW
+pfifo|-|pfifo limit 1000
+net-next|$OUT/mainline/net-next/sch_choke.ko|choke $CW
+redissect|$OUT/mainline/redissect/sch_choke.ko|choke $CW
+"
 	HTB_ROWS= HROUNDS=0 MEMN=0
 fi
 COST_ROWS="$COST_ROWS$ADD_ROWS"

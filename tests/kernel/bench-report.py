@@ -36,6 +36,10 @@ STATES = (
     ("short", "tbf 10gbit > the discipline: the queue stays short; 64 flows"),
     ("standing", "tbf 10mbit > the discipline: a standing queue, most arrivals dropped; 64 flows"),
     ("standing4", "tbf 10mbit > the discipline: a standing queue, 4 flows"),
+    ("short6", "IPv6: tbf 10gbit > the discipline: the queue stays short; 64 flows by UDP port"),
+    ("standing6", "IPv6: tbf 10mbit > the discipline: a standing queue; 64 flows by UDP port"),
+    ("standing4v6", "IPv6: tbf 10mbit > the discipline: a standing queue; 4 flows by UDP port (most draws match)"),
+    ("standing6d", "IPv6: tbf 10mbit > the discipline: a standing queue; 64 flows by destination address, equal ports"),
     ("htb-short", "htb, 1000 leaf classes each with the discipline, a flow hash filter, 4000 flows; rates 10gbit: short queues"),
     ("htb-standing", "the same tree at 10mbit: every leaf's queue standing (about 100 packets each)"),
 )

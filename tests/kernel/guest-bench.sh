@@ -13,6 +13,9 @@
 #   standing      root tbf 10mbit > the discipline: a standing queue (most
 #                 arrivals dropped), 64 flows
 #   standing4     the same with 4 flows
+#   short6, standing6   short and standing over IPv6 (64 flows by port)
+#   standing6d    standing over IPv6, 64 flows by destination address
+#   standing4v6   standing over IPv6, 4 flows by port (most draws match)
 #   htb-short     the operator's tree: htb, one parent class, LEAVES leaf
 #                 classes each with the discipline, a cls_flow hash filter
 #                 spreading 4000 flows over the leaves; rates 10gbit
@@ -95,12 +98,22 @@ unload() {
 }
 
 # measure STATE LABEL FLOWS WARMUP: pktgen's flood, the marks, one result line
+# (states ending in 6: IPv6 from fd00::1, the flows told apart by their
+# UDP source port as in the IPv4 states; ending in 6d: to FLOWS random
+# destinations in fd00:1::/122 with equal ports, flows that differ in the
+# destination address only)
 measure() {
 	state=$1 name=$2 flows=$3 warm=$4
 	pg kpktgend_0 rem_device_all "add_device dummy0"
+	case $state in
+	*6) set -- "src6 fd00::1" "dst6 fd00:1::2" \
+		"udp_src_min 10000" "udp_src_max $((10000 + flows - 1))" ;;
+	*6d) set -- "src6 fd00::1" "dst6_min fd00:1::" "dst6_max fd00:1::$(printf %x $((flows - 1)))" \
+		"udp_src_min 10000" "udp_src_max 10000" ;;
+	*) set -- "dst 192.0.2.2" "udp_src_min 10000" "udp_src_max $((10000 + flows - 1))" ;;
+	esac
 	pg dummy0 "xmit_mode queue_xmit" "count 0" "delay 0" "pkt_size 100" \
-		"dst 192.0.2.2" "dst_mac 02:00:00:00:00:02" "udp_dst_min 9" "udp_dst_max 9" \
-		"udp_src_min 10000" "udp_src_max $((10000 + flows - 1))"
+		"dst_mac 02:00:00:00:00:02" "udp_dst_min 9" "udp_dst_max 9" "$@"
 	RUNID=$((RUNID + 1))
 	log "run $RUNID: $state $name"
 	# One shell at real-time priority starts pktgen, waits the warm-up,
@@ -135,9 +148,9 @@ run() {
 	state=$1 name=$2 mods=$3
 	shift 3
 	case $state in
-	short) rate=10gbit flows=64 ;;
-	standing) rate=10mbit flows=64 ;;
-	standing4) rate=10mbit flows=4 ;;
+	short | short6) rate=10gbit flows=64 ;;
+	standing | standing6 | standing6d) rate=10mbit flows=64 ;;
+	standing4 | standing4v6) rate=10mbit flows=4 ;;
 	esac
 	tc qdisc del dev dummy0 root 2>/dev/null
 	if ! load "$mods"; then echo "insmod $name FAIL" >> "$OUT"; return; fi
