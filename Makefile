@@ -121,7 +121,7 @@ all: $(STATIC) $(SHARED) $(CHOKE) $(BLAST) $(DEMO) $(TC_PLUGIN)
 # names below (all, install, a file) is build's; clean and uninstall need none.
 DEPS ?= yes
 DEPS_GOALS := demo check bench bench-fwd fuzz kmod check-kernel ns3 deb check-deb dist check-dist
-deps_of = $(if $(filter check-one soak,$1),check,$(if $(filter check-ns3 ns3-compare,$1),ns3,$(if \
+deps_of = $(if $(filter check-one soak,$1),check,$(if $(filter check-ns3 ns3-compare sim-vs-ns3,$1),ns3,$(if \
 	$(filter lib install-lib bakeconf ns3-latest,$1),demo,$(if \
 	$(filter eval-kernel-peers eval-kernel-rtt eval-kernel-hosts,$1),check-kernel,$(if $(filter check-dkms-newest,$1),check-deb,$(if \
 	$(filter $(DEPS_GOALS),$1),$1,$(if $(filter clean uninstall,$1),,build)))))))
@@ -492,7 +492,7 @@ clean:
 # (Cflags carry a stray "-I/usr;", Libs name libgsl.so, which libns3-dev does
 # not pull in), so pkg-config only says whether the modules exist and the
 # libraries are named directly.
-.PHONY: ns3 check-ns3 ns3-compare
+.PHONY: ns3 check-ns3 ns3-compare sim-vs-ns3
 NS3_OUT := $(BUILD)/ns3
 NS3_CXX ?= g++
 NS3_PKGS := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications \
@@ -542,6 +542,18 @@ check-ns3: ns3
 	./$(NS3_OUT)/choke-ns3-tests --suite=choke-queue-disc-system --verbose
 	CHOKE_PAPER=./$(NS3_OUT)/choke-paper CHOKE_RED_SWAP=./$(NS3_OUT)/choke-red-swap \
 		sh ns3/test/example.sh
+	$(MAKE) --no-print-directory $(CHOKE)
+	sh tools/ns3/build.sh $(NS3_OUT)/ns3-paper
+	DURATION=0.2 WARMUP=0.1 REPEATS=1 SIM_RUNS=1 sh tools/ns3/speed.sh ./$(CHOKE) \
+		./$(NS3_OUT)/ns3-paper >$(NS3_OUT)/speed-smoke.txt
+	cat $(NS3_OUT)/speed-smoke.txt
+	grep -q '^goal: choke sim >= 1000x ns-3 on this scenario: ' $(NS3_OUT)/speed-smoke.txt
+
+# The simulator against ns-3 on speed-1000 for the same simulated seconds,
+# both timed here (docs/performance.md, "Against ns-3"; minutes, not in CI).
+sim-vs-ns3: $(CHOKE) $(NS3_OUT)/.ns3-found
+	sh tools/ns3/build.sh $(NS3_OUT)/ns3-paper
+	sh tools/ns3/speed.sh ./$(CHOKE) ./$(NS3_OUT)/ns3-paper
 
 # ns-3 (ChokeQueueDisc, RED, FIFO, FQ-CoDel) against `choke sim` on the
 # paper's link; prints docs/results.md's table (minutes; not in CI).

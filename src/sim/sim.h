@@ -190,6 +190,8 @@ struct sim_result {
 	uint64_t max_inflight;    /* packet records in use at most */
 	double wall_s;            /* elapsed time of sim_run */
 	double cpu_s;             /* CPU time of sim_run (its process) */
+	double loop_cpu_s;        /* of that, the event loop's (no set-up,
+				   * no collection): what ns-3's figure counts */
 };
 
 /* Run. 0, or -1 with a message in err (out of memory, bad queue). */

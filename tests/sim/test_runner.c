@@ -36,7 +36,7 @@ static int same_result(const struct sim_result *a, const struct sim_result *b)
 {
 	struct sim_result x = *a, y = *b;
 
-	x.wall_s = y.wall_s = x.cpu_s = y.cpu_s = 0;
+	x.wall_s = y.wall_s = x.cpu_s = y.cpu_s = x.loop_cpu_s = y.loop_cpu_s = 0;
 	x.flows = y.flows = NULL;
 	return !memcmp(&x, &y, sizeof(x)) && a->nflows == b->nflows &&
 	       !memcmp(a->flows, b->flows, a->nflows * sizeof(*a->flows));

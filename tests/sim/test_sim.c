@@ -1182,19 +1182,21 @@ static void t_heap_order_ties_growth(void)
 	uint64_t x = 88172645463325252ull;
 	int i, n = 0;
 
-	REQUIRE(!sim_heap_init(&h, 4));
+	/* a wheel of 64 buckets of 64 ns: most of these are far events */
+	REQUIRE(!sim_heap_init(&h, 1, 1));
 	CHECK(sim_heap_top(&h) == NULL);
 	CHECK(sim_heap_pop(&h, &e) == -1);
-	/* 20000 events with many equal times: grows from 4 slots */
+	/* 20000 events with many equal times: grows the node pool and the
+	 * far heap from their first sizes */
 	for (i = 0; i < 20000; i++) {
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		REQUIRE(!sim_heap_push(&h, x % 500, (uint32_t)i));
+		REQUIRE(!sim_heap_push(&h, x % 50000, (uint32_t)i));
 	}
 	CHECK_EQ(h.n, 20000);
 	CHECK_EQ(h.pushed, 20000);
-	CHECK(h.cap > 20000);
+	CHECK(h.nwheel > 0 && h.nfar > 0);
 	while (!sim_heap_pop(&h, &e)) {
 		if (n) {
 			/* time order; at the same time, the order of scheduling */
@@ -1204,11 +1206,122 @@ static void t_heap_order_ties_growth(void)
 		n++;
 	}
 	CHECK_EQ(n, 20000);
+	CHECK(sim_heap_top(&h) == NULL);
 	sim_heap_free(&h);
+}
+
+/* The wheel and the far heap against a plain sorted reference, under a
+ * simulation's pattern (each pop schedules 0-3 events at or after it,
+ * near and far, with ties) and events scheduled in the past too, for
+ * several wheel sizes: the same events in the same order every time. */
+struct ref_ev {
+	uint64_t t;
+	uint32_t seq, ref;
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct ref_ev *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+#define REF_MAX 40000
+
+/* r[lo .. n-1] is sorted: move r[n] to its place */
+static void ref_insert(struct ref_ev *r, size_t lo, size_t n)
+{
+	struct ref_ev v = r[n];
+	size_t i = n;
+
+	while (i > lo && ref_cmp(&v, &r[i - 1]) < 0) {
+		r[i] = r[i - 1];
+		i--;
+	}
+	r[i] = v;
+}
+
+static void t_heap_wheel_against_reference(void)
+{
+	static const uint64_t sizes[][2] = {
+		{ 1, 1 }, { 64, 4096 }, { 1000, 20000000 }, { 4096, 1u << 30 }, { 1ull << 40, 1 },
+	};
+	size_t si;
+
+	for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		struct sim_heap h;
+		struct ref_ev *r = malloc(REF_MAX * sizeof(*r));
+		size_t nr = 0, lo = 0, pops = 0, bad = 0;
+		uint32_t seq = 0;
+		uint64_t x = 0x9e3779b97f4a7c15ull + si, now = 0;
+		struct sim_ev e;
+		int i;
+
+		REQUIRE(r != NULL);
+		REQUIRE(!sim_heap_init(&h, sizes[si][0], sizes[si][1]));
+		for (i = 0; i < 64; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			r[nr].t = x % 100000;
+			r[nr].seq = seq++;
+			r[nr].ref = (uint32_t)nr;
+			REQUIRE(!sim_heap_push(&h, r[nr].t, r[nr].ref));
+			nr++;
+		}
+		qsort(r, nr, sizeof(*r), ref_cmp);
+		while (lo < nr) {
+			int k;
+
+			REQUIRE(!sim_heap_pop(&h, &e));
+			if (e.t != r[lo].t || e.ref != r[lo].ref)
+				bad++;
+			now = e.t;
+			lo++;
+			pops++;
+			if (nr + 4 > REF_MAX)
+				continue;
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			for (k = 0; k < (int)(x & 3); k++) {
+				uint64_t d;
+
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				switch ((x >> 8) % 8) {
+				case 0: d = 0; break;                      /* a tie */
+				case 1: d = (x >> 16) % 100; break;        /* very near */
+				case 2: case 3: d = (x >> 16) % 10000; break;
+				case 4: case 5: d = (x >> 16) % 10000000; break;
+				case 6: d = (x >> 16) % 1000000000; break; /* far */
+				default: d = 5000; break;                  /* many ties */
+				}
+				r[nr].t = now + d;
+				if ((x >> 40) % 64 == 0 && now > 1000) /* in the past */
+					r[nr].t = now - (x >> 48) % 1000;
+				r[nr].seq = seq++;
+				r[nr].ref = (uint32_t)nr;
+				REQUIRE(!sim_heap_push(&h, r[nr].t, r[nr].ref));
+				ref_insert(r, lo, nr);
+				nr++;
+			}
+		}
+		CHECK_EQ(bad, 0);
+		CHECK(pops > 20000);
+		CHECK(sim_heap_pop(&h, &e) == -1);
+		CHECK_EQ(h.pushed, nr);
+		sim_heap_free(&h);
+		free(r);
+	}
 }
 
 static const struct tl_test sim_tests[] = {
 	{ "sim/heap-order-ties-growth", t_heap_order_ties_growth },
+	{ "sim/heap-wheel-against-reference", t_heap_wheel_against_reference },
 	{ "sim/tcp-slow-start-and-avoidance", t_slow_start },
 	{ "sim/tcp-single-loss-fast-retransmit", t_single_loss_fast_retransmit },
 	{ "sim/tcp-newreno-partial-acks", t_newreno_partial_acks },
