@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # SPDX-FileCopyrightText: 2026 The choke authors
-# make ns3-latest NS3_SRC=/path/to/ns-3.47: the module in a source tree of a
+# make ns3-latest NS3_SRC=/path/to/ns-3.48: the module in a source tree of a
 # newer ns-3 release, the way a researcher (or bake, bakeconf.xml.in) puts
 # it there, then its suites and examples run by ns-3's own tools.
 #
