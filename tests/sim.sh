@@ -465,6 +465,17 @@ errcase tcp-hosts-syntax 'expected flows per host' sim scenarios/multi-udp --set
 errcase tcp-hosts-zero 'expected flows per host' sim scenarios/multi-udp --set tcp_flows=2 --set tcp_hosts=0,2
 errcase light-rtt-bool 'light_rtt' sim scenarios/multi-udp --set light_rtt=maybe
 
+# tools/ns3/speed.sh (make sim-vs-ns3) refuses bad settings before it runs
+# anything: exit 2 and the reason
+for bad_env in DURATION=x WARMUP=1..2 REPEATS=0 SIM_RUNS=-1 'DURATION=0.1 WARMUP=0.2'; do
+	st=0
+	env $bad_env sh "$(dirname "$0")/../tools/ns3/speed.sh" /nonexistent /nonexistent \
+		>"$tmp/out" 2>"$tmp/err" || st=$?
+	if [ $st = 2 ] && grep -q '^speed.sh: .*\(seconds\|whole numbers\|longer than\)' "$tmp/err" &&
+		[ ! -s "$tmp/out" ]; then ok "speed-refuses $bad_env"
+	else bad "speed-refuses $bad_env" "status $st: $(cat "$tmp/err")"; fi
+done
+
 # golden outputs: every scenario, seed, discipline and format byte for byte
 # as recorded in tests/sim/golden/SHA256SUMS (tests/sim-golden.sh)
 if CHOKE="$CHOKE" sh "$(dirname "$0")/sim-golden.sh" >"$tmp/golden" 2>&1; then

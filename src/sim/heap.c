@@ -22,11 +22,7 @@ static struct sim_ev *heap_place(void *mem)
 
 static unsigned log2_floor(uint64_t x)
 {
-	unsigned k = 0;
-
-	while (x >>= 1)
-		k++;
-	return k;
+	return x ? 63u - (unsigned)__builtin_clzll(x) : 0;
 }
 
 int sim_heap_init(struct sim_heap *h, uint64_t gran_ns, uint64_t horizon_ns)
