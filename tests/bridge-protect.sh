@@ -22,11 +22,16 @@
 #       them), run as `choke WORDS`.
 #
 # Needs root, iproute2, iperf3, ethtool, python3. BRIDGE_TEST_SECONDS sets
-# the length of each TCP test (default 12).
+# the length of each TCP test (default 12). In the table only:
+# BRIDGE_RATE_MBIT the bridge's rate in Mbit/s (default 20; the floods send
+# twice it in all), BRIDGE_ONLY='label,...' the rows to run (the labels
+# of the table's first column).
 set -u
 CHOKE=$(readlink -f "${CHOKE:-build/gcc/choke}")
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=${BRIDGE_TEST_SECONDS:-12}
+RATE=20
+ONLY=
 WORDS="limit 300 min 25 max 50"
 mode=test
 repeats=2
@@ -35,6 +40,13 @@ case ${1:-} in
 "") ;;
 *) echo "usage: $0 [--table [REPEATS]]" >&2; exit 2 ;;
 esac
+case $repeats in ''|*[!0-9]*|0) echo "bridge-protect: REPEATS is a whole number from 1, not \"$repeats\"" >&2; exit 2 ;; esac
+if [ $mode = table ]; then
+	RATE=${BRIDGE_RATE_MBIT:-20}
+	ONLY=${BRIDGE_ONLY:-}
+	case $RATE in ''|*[!0-9]*) echo "bridge-protect: BRIDGE_RATE_MBIT is a whole number of Mbit/s, not \"$RATE\"" >&2; exit 2 ;; esac
+	[ "$RATE" -ge 1 ] && [ "$RATE" -le 1000 ] || { echo "bridge-protect: BRIDGE_RATE_MBIT must be 1 to 1000" >&2; exit 2; }
+fi
 C=chpc$$ B=chpb$$ S=chps$$
 tmp=$(mktemp -d)
 fails=0
@@ -73,7 +85,7 @@ sleep 0.5
 start_bridge() { # name, discipline and words
 	name=$1
 	shift
-	ip netns exec $B "$CHOKE" bridge --in ba --out bz --rate 20mbit \
+	ip netns exec $B "$CHOKE" bridge --in ba --out bz --rate ${RATE}mbit \
 		--socket "$tmp/ctl.sock" "$@" >"$tmp/$name.final" 2>"$tmp/$name.log" &
 	bpid=$!
 	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
@@ -94,7 +106,7 @@ stop_bridge() {
 # in the table, a ping every 200 ms through the bridge while TCP runs
 traffic() { # name, K
 	ip netns exec $C timeout $((T + 25)) iperf3 -c 10.56.0.2 -p 5202 -u \
-		-b $((40 / $2))M -P $2 -l 1400 -t $((T + 8)) -J --get-server-output \
+		-b $((2000 * RATE / $2))K -P $2 -l 1400 -t $((T + 8)) -J --get-server-output \
 		>"$tmp/$1.udp" 2>&1 &
 	upid=$!
 	sleep 2
@@ -118,7 +130,7 @@ traffic() { # name, K
 # streams, the ping's median and 99th-percentile round trip in ms and the
 # share of pings lost ("- - -" without a ping); or a line saying iperf3 failed
 summary() { # name, K
-	python3 - "$tmp/$1.tcp" "$tmp/$1.udp" "$2" "$tmp/$1.ping" "$HERE" <<'PY'
+	python3 - "$tmp/$1.tcp" "$tmp/$1.udp" "$2" "$tmp/$1.ping" "$HERE" "$RATE" <<'PY'
 import json, sys
 sys.path.insert(0, sys.argv[5])
 from pingstats import ping as pingstats
@@ -146,7 +158,8 @@ if not inside:
     print("failed: no flood intervals from the server (%s)" % u.get("error", "-"))
     sys.exit(0)
 udp = sum(i["bytes"] * 8 for i in inside) / sum(i["seconds"] for i in inside)
-print("%.4f %.4f %.4f %s %s" % (sum(rates) / 20e6, udp / 20e6, jain, sys.argv[3], ping))
+link = float(sys.argv[6]) * 1e6
+print("%.4f %.4f %.4f %s %s" % (sum(rates) / link, udp / link, jain, sys.argv[3], ping))
 PY
 }
 
@@ -223,6 +236,13 @@ echo "|---|---|---|---|---|---|---|---|---|"
 	echo "red:red $WORDS"
 	echo "fifo:fifo limit 300"
 } >"$tmp/discs"
+if [ -n "$ONLY" ]; then
+	for l in $(echo "$ONLY" | tr ',' ' '); do
+		grep -q "^$l:" "$tmp/discs" || { echo "bridge-protect: BRIDGE_ONLY: no row \"$l\" (the rows: $(cut -d: -f1 "$tmp/discs" | tr '\n' ' '))" >&2; exit 2; }
+	done
+	awk -F: -v only=",$ONLY," 'index(only, "," $1 ",")' "$tmp/discs" >"$tmp/discs.only"
+	mv "$tmp/discs.only" "$tmp/discs"
+fi
 while read -r d; do
 	label=${d%%:*}
 	words=${d#*:}
@@ -262,4 +282,5 @@ PY
 	echo "$row"
 done <"$tmp/discs"
 grep -v '^protect|' "$tmp/words" | sed 's/^\([^|]*\)|\(.*\)/`\1`: `choke \2`/'
+echo "The bridge at $RATE Mbit/s (\`choke bridge --rate ${RATE}mbit\`), the floods $((2 * RATE)) Mbit/s in all; $repeats run(s) per cell."
 exit 0

@@ -371,12 +371,16 @@ static void pr_candidates(const struct refq *m, uint32_t flow, unsigned c[8])
 	}
 }
 
+/* the counter of a flow at the equal split (no boost) */
+static uint64_t pr_fair_equal(const struct refq *m)
+{
+	return ((uint64_t)m->pr.share * pr_ln2inv) >> 24;
+}
+
 /* the counter of a flow at its (boosted) share */
 static uint64_t pr_fair(const struct refq *m)
 {
-	uint64_t f = ((uint64_t)m->pr.share * pr_ln2inv) >> 24;
-
-	return (f * m->pr.boost) >> 8;
+	return (pr_fair_equal(m) * m->pr.boost) >> 8;
 }
 
 static uint32_t pr_random_below(struct refq *m, uint32_t n)
@@ -461,9 +465,10 @@ static int fls64(uint64_t x)
 }
 
 /* 0 admit, 1 mark, 2 drop: above the allowance with probability
- * 1 - allowance / rate, the allowance times unresp for a flow two doublings
- * or more above it; an ECT packet of a flow within that is marked instead
- * when the queue has ecn */
+ * 1 - allowance / rate; with a target, a flow two doublings or more above
+ * it gets the allowance times unresp, at most the unboosted share's
+ * counter; an ECT packet of a flow within that is marked instead when the
+ * queue has ecn */
 static int pr_verdict(struct refq *m, unsigned entry, int ect)
 {
 	uint64_t allow = pr_fair(m), rate;
@@ -480,8 +485,11 @@ static int pr_verdict(struct refq *m, unsigned entry, int ect)
 	if (rate <= allow)
 		return 0;
 	lg = fls64(rate) - fls64(allow);
-	if (lg > 1)
+	if (lg > 1 && m->pr.target_ns) {
 		allow = allow * m->pr.unresp / 256;
+		if (allow > pr_fair_equal(m))
+			allow = pr_fair_equal(m);
+	}
 	if (((uint64_t)m->rnd(m->rnd_ctx) * rate >> 32) < allow)
 		return 0;
 	if (lg <= 1 && (m->cfg.flags & CHOKE_FLAG_ECN) && ect)

@@ -332,8 +332,8 @@ static void test_protect_allowance(void)
  * its allowance (fls(r) - fls(A) >= 2) is held to the allowance times
  * unresp, what the flows between half and twice the fair counter reach
  * (their counters over F, each at most 1, averaged; 1/2 at least),
- * recomputed every 100 ms. Within a doubling, and without `target`,
- * nothing is taken off.
+ * recomputed every 100 ms, and never more than the unboosted share's
+ * counter. Within a doubling, and without `target`, nothing is taken off.
  */
 static void test_protect_unresponsive(void)
 {
@@ -400,6 +400,31 @@ static void test_protect_unresponsive(void)
 		th.q.pr.e[0].rate = (uint32_t)(F / 2) + 1;
 		protect_unresponsive(&th.q);
 		CHECK_EQ(th.q.pr.unresp, 128);
+		/* the boost at 2: with target a flood gets at most the equal
+		 * split's counter (F / 2 here: 224/256 of the boosted F is
+		 * more), without target the whole boosted F */
+		th.q.pr.e[0].rate = 0;
+		set_share(&th.q, 1u << 26, 512);
+		F = th.q.pr.fair;
+		CHECK_EQ(protect_fair_equal(&th.q) * 2, F);
+		th.q.pr.unresp = 224;
+		r = 8 * F;
+		{
+			uint64_t allow = tgt ? F / 2 : F;
+
+			th.q.pr.e[5].rate = (uint32_t)r - 100;
+			th.q.pr.e[5].stamp = th.q.pr.clock;
+			th.rnd.pos = th.rnd.nscript = 0;
+			trand_push(&th.rnd, (uint32_t)((allow << 32) / r) - 1); /* just under */
+			CHECK(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v) !=
+			      CHOKE_DROP_PROTECT);
+			th.q.pr.e[5].rate = (uint32_t)r - 100;
+			th.rnd.pos = th.rnd.nscript = 0;
+			trand_push(&th.rnd, (uint32_t)(((allow << 32) + r - 1) / r)); /* at it */
+			CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v),
+				 CHOKE_DROP_PROTECT);
+		}
+		th.q.pr.unresp = 256;
 		INV(&th.q);
 		thost_free(&th);
 	}

@@ -630,9 +630,16 @@ static inline int protect_verdict(struct choke *q, uint32_t e, unsigned pkt_flag
 	/* how many times the flow doubles its allowance, about */
 	lg = (uint32_t)(fls64_(r) - fls64_(allow));
 	/* `target`: a flow two doublings or more above (it does not back off)
-	 * gets what the flows that back off reach (src/core/protect.h) */
-	if (lg > 1)
+	 * gets what the flows that back off reach, and never more than the
+	 * equal split: the boost is room for flows that respond to drops
+	 * (src/core/protect.h) */
+	if (lg > 1 && q->pr.target_ns) {
+		uint64_t equal = protect_fair_equal(q);
+
 		allow = (allow * q->pr.unresp) >> 8;
+		if (equal < allow)
+			allow = equal;
+	}
 	if ((((uint64_t)choke_random(q) * r) >> 32) < allow)
 		return PROTECT_ADMIT;
 	/* ECN: a flow within twice its allowance that can be marked is

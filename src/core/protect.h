@@ -60,10 +60,12 @@
  * time; with `target`, every delay measured in the step above the target)
  * multiplies it by 31/32; a step in which the link went idle (with
  * `target`: idle for over a 32nd of the step) while protect dropped, in
- * it or the step before, by 33/32. Without `target` the boost stays at 1
- * or above (the share never falls below the equal split); with it, it
- * may fall to 1/8, so that the queue can be held at the target where the
- * flows' smallest windows alone would fill more.
+ * it or the step before, by 33/32. The boost never falls below 1 (the
+ * share never below the equal split: a FIFO cannot hold less than the
+ * flows' smallest windows). With `target` it is room for the flows that
+ * respond to drops: a flow two doublings or more above its allowance (a
+ * flood) is held to the equal split at most, times what the responsive
+ * flows reach (protect_unresponsive).
  *
  * `target`: the delay is that of one packet at a time (the probe): an
  * admitted packet is timed when no other is, and its delay known when the
@@ -162,12 +164,17 @@ static inline uint32_t protect_decay(uint32_t r, uint64_t age)
 	return (uint32_t)(((uint64_t)(r >> halves) * protect_decay16[steps & 15u]) >> 32);
 }
 
+/* F without the boost: the counter of a flow at the equal split. */
+static inline uint64_t protect_fair_equal(const struct choke *q)
+{
+	return ((uint64_t)q->pr.share * PROTECT_LN2INV_Q16) >> 24;
+}
+
 /* F: the counter of a flow arriving at the (boosted) share; kept in
  * pr.fair, recomputed when the share or the boost changes. */
 static inline uint64_t protect_fair(const struct choke *q)
 {
-	return ((((uint64_t)q->pr.share * PROTECT_LN2INV_Q16) >> 24) *
-		q->pr.boost) >> 8;
+	return (protect_fair_equal(q) * q->pr.boost) >> 8;
 }
 
 /* The entry holding flow in bucket b (the first live one), or

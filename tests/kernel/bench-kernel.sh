@@ -104,7 +104,9 @@ OURS=$OUT/ours/kmod/sch_libchoke.ko
 #
 # choke and chokeplus: limit 1000 packets (pfifo's, pie's and the device's
 # 1000) and the thresholds of make bench-kernel since 2026-12-04; protect's
-# table at its default size (64). The others with their defaults, as
+# table at its default size (64); chokeplus-short: the short-queue words of
+# docs/results.md section 15 (no RED, no draw: protect's target law and
+# the light lane). The others with their defaults, as
 # people run them (cake without its own shaper: tbf shapes).
 CW="limit 1000 min 100 max 300 avpkt 100 burst 200 bandwidth 10gbit probability 0.02"
 COST_ROWS="
@@ -119,6 +121,7 @@ choke|$OURS|choke $CW
 chokeplus|$OURS|chokeplus $CW
 chokeplus-protect|$OURS|chokeplus $CW protect
 chokeplus-srchost|$OURS|chokeplus $CW protect srchost
+chokeplus-short|$OURS|chokeplus limit 1000 protect target 5ms sparse bandwidth 10gbit
 "
 # The operator's tree: LABEL | modules | leaf words with short queues |
 # leaf words with standing queues. In the standing state every one of the

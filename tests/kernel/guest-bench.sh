@@ -154,11 +154,12 @@ run() {
 	esac
 	tc qdisc del dev dummy0 root 2>/dev/null
 	if ! load "$mods"; then echo "insmod $name FAIL" >> "$OUT"; return; fi
-	if tc qdisc add dev dummy0 root handle 1: tbf rate $rate burst 100kb latency 100ms &&
-	   tc qdisc add dev dummy0 parent 1:1 handle 10: "$@"; then
+	if tc qdisc add dev dummy0 root handle 1: tbf rate $rate burst 100kb latency 100ms \
+		2>"$CHOKE_RUN/setup.err" &&
+	   tc qdisc add dev dummy0 parent 1:1 handle 10: "$@" 2>>"$CHOKE_RUN/setup.err"; then
 		measure "$state" "$name" "$flows" "$WARM"
 	else
-		echo "setup $state $name FAIL" >> "$OUT"
+		echo "setup $state $name FAIL: $(head -3 "$CHOKE_RUN/setup.err" | tr '\n' ' ')" >> "$OUT"
 	fi
 	tc qdisc del dev dummy0 root 2>/dev/null
 	unload
