@@ -327,6 +327,22 @@ static void test_protect_allowance(void)
 	thost_free(&th);
 }
 
+/* Flow 42 (entry 5) arriving with counter r, its allowance allow: the
+ * arrival is admitted with the random number just under allow / r and
+ * dropped by protect with the one at it. */
+static void flood_allowance(struct thost *th, uint64_t r, uint64_t allow)
+{
+	th->q.pr.e[5].rate = (uint32_t)r - 100;
+	th->q.pr.e[5].stamp = th->q.pr.clock;
+	th->rnd.pos = th->rnd.nscript = 0;
+	trand_push(&th->rnd, (uint32_t)((allow << 32) / r) - 1); /* just under */
+	CHECK(choke_enqueue(&th->q, &pkt_token, 100, 42, 0, 0, &th->v) != CHOKE_DROP_PROTECT);
+	th->q.pr.e[5].rate = (uint32_t)r - 100;
+	th->rnd.pos = th->rnd.nscript = 0;
+	trand_push(&th->rnd, (uint32_t)(((allow << 32) + r - 1) / r)); /* at it */
+	CHECK_EQ(choke_enqueue(&th->q, &pkt_token, 100, 42, 0, 0, &th->v), CHOKE_DROP_PROTECT);
+}
+
 /*
  * An unresponsive flow under `target`: a flow two doublings or more above
  * its allowance (fls(r) - fls(A) >= 2) is held to the allowance times
@@ -369,22 +385,7 @@ static void test_protect_unresponsive(void)
 		if (!tgt)
 			th.q.pr.unresp = 256;
 		th.q.pr.e[5].flow = 42;
-		r = 8 * F;
-		th.q.pr.e[5].rate = (uint32_t)r - 100;
-		th.q.pr.e[5].stamp = th.q.pr.clock;
-		th.rnd.pos = th.rnd.nscript = 0;
-		{
-			uint64_t allow = tgt ? F * 224 / 256 : F;
-
-			trand_push(&th.rnd, (uint32_t)((allow << 32) / r) - 1); /* just under */
-			CHECK(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v) !=
-			      CHOKE_DROP_PROTECT);
-			th.q.pr.e[5].rate = (uint32_t)r - 100;
-			th.rnd.pos = th.rnd.nscript = 0;
-			trand_push(&th.rnd, (uint32_t)(((allow << 32) + r - 1) / r)); /* at it */
-			CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v),
-				 CHOKE_DROP_PROTECT);
-		}
+		flood_allowance(&th, 8 * F, tgt ? F * 224 / 256 : F);
 		/* within a doubling (1.5 F): the whole F */
 		th.q.pr.e[5].rate = (uint32_t)(F + F / 2) - 100;
 		r = F + F / 2;
@@ -408,22 +409,7 @@ static void test_protect_unresponsive(void)
 		F = th.q.pr.fair;
 		CHECK_EQ(protect_fair_equal(&th.q) * 2, F);
 		th.q.pr.unresp = 224;
-		r = 8 * F;
-		{
-			uint64_t allow = tgt ? F / 2 : F;
-
-			th.q.pr.e[5].rate = (uint32_t)r - 100;
-			th.q.pr.e[5].stamp = th.q.pr.clock;
-			th.rnd.pos = th.rnd.nscript = 0;
-			trand_push(&th.rnd, (uint32_t)((allow << 32) / r) - 1); /* just under */
-			CHECK(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v) !=
-			      CHOKE_DROP_PROTECT);
-			th.q.pr.e[5].rate = (uint32_t)r - 100;
-			th.rnd.pos = th.rnd.nscript = 0;
-			trand_push(&th.rnd, (uint32_t)(((allow << 32) + r - 1) / r)); /* at it */
-			CHECK_EQ(choke_enqueue(&th.q, &pkt_token, 100, 42, 0, 0, &th.v),
-				 CHOKE_DROP_PROTECT);
-		}
+		flood_allowance(&th, 8 * F, tgt ? F / 2 : F);
 		th.q.pr.unresp = 256;
 		INV(&th.q);
 		thost_free(&th);
