@@ -64,8 +64,8 @@
  * share never below the equal split: a FIFO cannot hold less than the
  * flows' smallest windows). With `target` it is room for the flows that
  * respond to drops: a flow two doublings or more above its allowance (a
- * flood) is held to the equal split at most, times what the responsive
- * flows reach (protect_unresponsive).
+ * flood) gets the allowance times what the responsive flows reach
+ * (protect_unresponsive), and the equal split at most.
  *
  * `target`: the delay is that of one packet at a time (the probe): an
  * admitted packet is timed when no other is, and its delay known when the
