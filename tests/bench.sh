@@ -110,5 +110,18 @@ st=$(run "$CHOKE" bench --quick)
 if [ "$st" = 2 ] && grep -q 'unknown command "bench"' "$tmp/err"; then ok not-in-choke
 else bad not-in-choke "choke bench: status $st"; fi
 
+# tests/bridge-protect.sh's table (make eval-bridge) refuses a bad rate or
+# repeat count before it sets anything up: exit 2 and the reason, nothing
+# on standard output
+for bad_args in "BRIDGE_RATE_MBIT=x --table 1" "BRIDGE_RATE_MBIT=0 --table 1" \
+	"BRIDGE_RATE_MBIT=1001 --table 1" "BRIDGE_RATE_MBIT=20 --table 0" "BRIDGE_RATE_MBIT=20 --table x"; do
+	set -- $bad_args
+	st=0
+	env "$1" sh "$(dirname "$0")/bridge-protect.sh" "$2" "$3" >"$tmp/out" 2>"$tmp/err" || st=$?
+	if [ $st = 2 ] && grep -q '^bridge-protect: .*\(BRIDGE_RATE_MBIT\|REPEATS\)' "$tmp/err" &&
+		[ ! -s "$tmp/out" ]; then ok "bridge-protect-refuses $bad_args"
+	else bad "bridge-protect-refuses $bad_args" "status $st: $(cat "$tmp/err")"; fi
+done
+
 echo "bench: $n tests, $fails failed"
 [ $fails = 0 ]
