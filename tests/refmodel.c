@@ -465,9 +465,9 @@ static int fls64(uint64_t x)
 }
 
 /* 0 admit, 1 mark, 2 drop: above the allowance with probability
- * 1 - allowance / rate; with a target, a flow two doublings or more above
- * it gets the allowance times unresp, at most the unboosted share's
- * counter; an ECT packet of a flow within that is marked instead when the
+ * 1 - allowance / rate; with a target, the allowance less the drain, and a
+ * flow two doublings or more above it gets the allowance times unresp, at
+ * most the unboosted share's counter less the drain; an ECT packet of a flow within that is marked instead when the
  * queue has ecn */
 static int pr_verdict(struct refq *m, unsigned entry, int ect)
 {
@@ -481,14 +481,17 @@ static int pr_verdict(struct refq *m, unsigned entry, int ect)
 			return 0;
 		allow = allow + allow / 4;
 	}
+	allow -= allow * m->pr.drain / 256;
 	rate = m->pr.e[entry].rate;
 	if (rate <= allow)
 		return 0;
 	lg = fls64(rate) - fls64(allow);
 	if (lg > 1 && m->pr.target_ns) {
+		uint64_t equal = pr_fair_equal(m) - pr_fair_equal(m) * m->pr.drain / 256;
+
 		allow = allow * m->pr.unresp / 256;
-		if (allow > pr_fair_equal(m))
-			allow = pr_fair_equal(m);
+		if (allow > equal)
+			allow = equal;
 	}
 	if (((uint64_t)m->rnd(m->rnd_ctx) * rate >> 32) < allow)
 		return 0;
@@ -623,6 +626,14 @@ static void pr_interval_end(struct refq *m, uint64_t now)
 		if (m->pr.unresp < 128)
 			m->pr.unresp = 128;
 	}
+	/* the drain: (delay - goal) / 1 s in Q8, at most half, while the
+	 * smallest delay is above the goal and the link did not idle */
+	m->pr.drain = 0;
+	if (d > m->pr.goal_ns && !m->pr.idle_ns) {
+		uint64_t cut = (d - m->pr.goal_ns) * 256 / 1000000000;
+
+		m->pr.drain = cut > 128 ? 128 : (uint32_t)cut;
+	}
 	m->pr.idle_ns = 0;
 	m->pr.delay_ns = UINT64_MAX;
 	m->pr.step_ns = now;
@@ -699,6 +710,7 @@ static void protect_configure(struct refq *m, unsigned old_entries, uint64_t old
 		m->pr.delay_ns = UINT64_MAX;
 		m->pr.clock = 0;
 		m->pr.unresp = 256;
+		m->pr.drain = 0;
 		m->pr.wstart_ns = m->pr.wbytes = m->pr.widle_ns = 0;
 		m->pr.wmaxlen = 0;
 		memset(m->pr.seen, 0, sizeof(m->pr.seen));

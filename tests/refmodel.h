@@ -57,6 +57,7 @@ struct ref_protect {
 	uint64_t wstart_ns, wbytes, widle_ns;
 	uint32_t wmaxlen;
 	uint32_t unresp;      /* Q8: an unresponsive flow's part of the allowance */
+	uint32_t drain;       /* Q8: the allowances' cut while the delay stands */
 };
 
 struct refq {

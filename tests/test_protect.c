@@ -1037,7 +1037,7 @@ struct bl {
 	double rate[BL_MAXF], acc[BL_MAXF];
 	uint64_t sent[BL_MAXF], offered[BL_MAXF];
 	double link, budget;
-	uint64_t tick_ns;
+	uint64_t tick_ns, qsum, qticks; /* queue length summed after warm */
 	/* the flow of each queued packet, by its token */
 	uint8_t flow_of[1 << 16];
 	uint32_t next;
@@ -1097,6 +1097,10 @@ static void bl_run(struct bl *b, uint64_t ticks, uint64_t warm)
 			b->budget -= len;
 			if (t >= warm)
 				b->sent[b->flow_of[(uintptr_t)p - 1]] += len;
+		}
+		if (t >= warm) {
+			b->qsum += choke_qlen(&b->h.q);
+			b->qticks++;
 		}
 	}
 }
@@ -1290,6 +1294,36 @@ static void test_protect_target_correction(void)
 }
 
 /*
+ * `target`'s drain: a flood alone on a link of 1 packet per ms, at twice
+ * it. Its share is the whole link, so shares alone admit what departs
+ * and the queue the start filled (to the limit, before protect has a
+ * share) would stand; the drain takes it down to a few times the goal
+ * within seconds and the link stays full. Without the drain the queue
+ * stands at the limit (1000 packets: a second).
+ */
+static void test_protect_target_drain(void)
+{
+	static struct bl b;
+	double q, util;
+
+	REQUIRE(bl_init(&b, "limit 1000 bandwidth 12mbit protect target 5ms", 5) == 0);
+	b.link = 1500;
+	b.nf = 1;
+	b.size[0] = 1500;
+	b.rate[0] = 2 * b.link;
+	b.id[0] = ol_flow(0);
+	bl_run(&b, 30000, 20000);
+	q = (double)b.qsum / (double)b.qticks;
+	util = (double)b.sent[0] / (b.link * 10000);
+	printf("     lone flood: mean queue %.1f packets (%.1f ms), utilisation %.3f, drain %u/256\n",
+	       q, q, util, b.h.q.pr.drain);
+	INV(&b.h.q);
+	ph_free(&b.h);
+	CHECK(q < 40); /* 40 ms; the goal is 5 */
+	CHECK(util > 0.98);
+}
+
+/*
  * `sparse`: a packet of a flow with nothing queued goes to the lane,
  * served first but with one packet of the queue between two of the
  * lane's; a second packet of that flow, or a long packet, goes to the
@@ -1437,6 +1471,7 @@ const struct tl_test protect_tests[] = {
 	{ "protect/hosts", test_protect_hosts },
 	{ "protect/target-probe", test_protect_target_probe },
 	{ "protect/target-correction", test_protect_target_correction },
+	{ "protect/target-drain", test_protect_target_drain },
 	{ "sparse/lane", test_sparse_lane },
 	{ "sparse/with-protect", test_sparse_with_protect },
 	{ "sparse/hosts", test_sparse_hosts },

@@ -341,6 +341,8 @@ struct choke_protect {
 	uint64_t goal_ns;     /* the delay aimed at: target, or three of the
 				 largest packets' transmission times */
 	uint32_t wmaxlen;     /* the largest packet departed in the window */
+	uint32_t drain;       /* `target`: the allowances' cut, Q8 (0..128),
+				 while the delay stands above the goal */
 	uint32_t unresp;      /* `target`: an unresponsive flow's allowance,
 				 Q8 of the others' (128..256) */
 	uint64_t seen[CHOKE_PROTECT_BINS / 64]; /* this window's bins */

@@ -529,6 +529,7 @@ static void protect_configure(struct choke *q, uint16_t old_protect, uint64_t ol
 	if (!old_protect) {
 		q->pr.clock = 0;
 		q->pr.unresp = 256;
+		q->pr.drain = 0;
 		q->pr.wstart_ns = q->pr.wbytes = q->pr.widle_ns = 0;
 		q->pr.wmaxlen = 0;
 		q->pr.share = PROTECT_SHARE_MAX;
@@ -624,6 +625,9 @@ static inline int protect_verdict(struct choke *q, uint32_t e, unsigned pkt_flag
 			return PROTECT_ADMIT;
 		allow += allow >> 2;
 	}
+	/* `target`: less while the delay stands above the goal, so that what
+	 * stands drains (protect_interval_end) */
+	allow -= (allow * q->pr.drain) >> 8;
 	r = q->pr.e[e].rate;
 	if (r <= allow)
 		return PROTECT_ADMIT;
@@ -631,11 +635,12 @@ static inline int protect_verdict(struct choke *q, uint32_t e, unsigned pkt_flag
 	lg = (uint32_t)(fls64_(r) - fls64_(allow));
 	/* `target`: a flow two doublings or more above (it does not back off)
 	 * gets what the flows that back off reach, and never more than the
-	 * equal split: the boost is room for flows that respond to drops
-	 * (src/core/protect.h) */
+	 * equal split (less the drain): the boost is room for flows that
+	 * respond to drops (src/core/protect.h) */
 	if (lg > 1 && q->pr.target_ns) {
 		uint64_t equal = protect_fair_equal(q);
 
+		equal -= (equal * q->pr.drain) >> 8;
 		allow = (allow * q->pr.unresp) >> 8;
 		if (equal < allow)
 			allow = equal;
@@ -2022,6 +2027,7 @@ static int protect_check(const struct choke *q)
 		bits += (uint32_t)(q->pr.seen[i >> 6] >> (i & 63)) & 1u;
 	if (bits != q->pr.flows || !q->pr.share ||
 	    q->pr.boost < PROTECT_BOOST_ONE || q->pr.boost > PROTECT_BOOST_MAX ||
+	    q->pr.drain > PROTECT_DRAIN_MAX || (!q->pr.target_ns && q->pr.drain) ||
 	    (q->pr.probe != PROTECT_NONE &&
 	     ((q->pr.probe - q->head) & q->mask) >= choke_span(q)) ||
 	    q->pr.nbuckets * CHOKE_PROTECT_WAYS != q->protect ||

@@ -67,6 +67,16 @@
  * flood) gets the allowance times what the responsive flows reach
  * (protect_unresponsive), and the equal split at most.
  *
+ * `target`: the drain. The boost and the shares move what each flow gets,
+ * not the sum: flows held at their shares fill the link exactly, so a
+ * queue that stands (a flood alone on the link, admitted at the rate that
+ * departs, or what a start-up left) would stand for good. So every
+ * interval the smallest delay above the goal, over PROTECT_DRAIN_NS, is
+ * taken off every allowance (at most half) until the next: a flow above
+ * its share is admitted below it, and what stands drains in about that
+ * time (a proportional control: none at the goal, none if the link
+ * idled). Flows under their allowance are untouched.
+ *
  * `target`: the delay is that of one packet at a time (the probe): an
  * admitted packet is timed when no other is, and its delay known when the
  * head passes its slot; a probe older than the target already says the
@@ -89,7 +99,9 @@
 #define PROTECT_BOOST_ONE 256u
 #define PROTECT_BOOST_MAX (256u << 16)
 #define PROTECT_INTERVAL_NS 100000000ull /* `target`: the boost's period */
-#define PROTECT_TIME_SHIFT 10 /* `target`: the clock's unit, 256 ns */
+#define PROTECT_DRAIN_NS 1000000000ull /* `target`: what stands, drained in */
+#define PROTECT_DRAIN_MAX 128u /* `target`: the drain's largest cut, Q8 */
+#define PROTECT_TIME_SHIFT 10 /* `target`: the clock's unit, 1024 ns */
 #define PROTECT_WINDOW (1u << CHOKE_PROTECT_WINDOW_LOG)
 #define PROTECT_STEP_LOG CHOKE_PROTECT_STEP_LOG
 
@@ -403,6 +415,15 @@ static inline void protect_interval_end(struct choke *q, uint64_t now_ns)
 	 * flows' smallest windows may need more queue than the target */
 	protect_correct(q, d > q->pr.goal_ns && !q->pr.idle_ns, d < q->pr.goal_ns);
 	protect_unresponsive(q);
+	/* the drain: the delay standing above the goal, as a fraction of the
+	 * time to drain it in, is taken off every allowance (at most half)
+	 * until the next interval; none if the link idled */
+	q->pr.drain = 0;
+	if (d > q->pr.goal_ns && !q->pr.idle_ns) {
+		uint64_t cut = protect_div64((d - q->pr.goal_ns) << 8, PROTECT_DRAIN_NS);
+
+		q->pr.drain = cut > PROTECT_DRAIN_MAX ? PROTECT_DRAIN_MAX : (uint32_t)cut;
+	}
 	q->pr.idle_ns = 0;
 	q->pr.delay_ns = ~0ull;
 	q->pr.step_ns = now_ns;
