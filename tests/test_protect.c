@@ -1324,6 +1324,22 @@ static void test_protect_target_drain(void)
 }
 
 /*
+ * The host allocates sizeof(struct choke) (docs/core.md), so its size is
+ * part of libchoke.so.0's ABI: protect's state grows only into padding
+ * (the drain took the hole after probe). A change of this figure is an
+ * ABI change, to be made on purpose and said in NEWS (docs/release.md).
+ */
+static void test_protect_state_size(void)
+{
+#if defined(__x86_64__) && defined(__LP64__)
+	printf("     sizeof(struct choke) %zu, struct choke_protect %zu\n",
+	       sizeof(struct choke), sizeof(struct choke_protect));
+	CHECK_EQ(sizeof(struct choke), 7776);
+	CHECK_EQ(sizeof(struct choke_protect), 4616);
+#endif
+}
+
+/*
  * `sparse`: a packet of a flow with nothing queued goes to the lane,
  * served first but with one packet of the queue between two of the
  * lane's; a second packet of that flow, or a long packet, goes to the
@@ -1472,6 +1488,7 @@ const struct tl_test protect_tests[] = {
 	{ "protect/target-probe", test_protect_target_probe },
 	{ "protect/target-correction", test_protect_target_correction },
 	{ "protect/target-drain", test_protect_target_drain },
+	{ "protect/state-size", test_protect_state_size },
 	{ "sparse/lane", test_sparse_lane },
 	{ "sparse/with-protect", test_sparse_with_protect },
 	{ "sparse/hosts", test_sparse_hosts },

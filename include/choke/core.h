@@ -330,6 +330,9 @@ struct choke_protect {
 	/* `target`: the queueing delay, measured on one packet at a time */
 	uint32_t probe;       /* the ring slot of the packet timed, or
 				 0xffffffff */
+	uint32_t drain;       /* the allowances' cut, Q8 (0..128), while the
+				 delay stands above the goal (in what was
+				 padding: sizeof(struct choke) unchanged) */
 	uint64_t probe_ns;    /* its arrival */
 	uint64_t step_ns;     /* when this step began (0: not known yet) */
 	uint64_t idle_ns;     /* this step's idle time so far */
@@ -341,8 +344,6 @@ struct choke_protect {
 	uint64_t goal_ns;     /* the delay aimed at: target, or three of the
 				 largest packets' transmission times */
 	uint32_t wmaxlen;     /* the largest packet departed in the window */
-	uint32_t drain;       /* `target`: the allowances' cut, Q8 (0..128),
-				 while the delay stands above the goal */
 	uint32_t unresp;      /* `target`: an unresponsive flow's allowance,
 				 Q8 of the others' (128..256) */
 	uint64_t seen[CHOKE_PROTECT_BINS / 64]; /* this window's bins */
