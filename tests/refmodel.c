@@ -467,8 +467,8 @@ static int fls64(uint64_t x)
 /* 0 admit, 1 mark, 2 drop: above the allowance with probability
  * 1 - allowance / rate; with a target, the allowance less the drain, and a
  * flow two doublings or more above it gets the allowance times unresp, at
- * most the unboosted share's counter less the drain; an ECT packet of a flow within that is marked instead when the
- * queue has ecn */
+ * most the unboosted share's counter less the drain; an ECT packet of a
+ * flow within that is marked instead when the queue has ecn */
 static int pr_verdict(struct refq *m, unsigned entry, int ect)
 {
 	uint64_t allow = pr_fair(m), rate;
