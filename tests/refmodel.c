@@ -467,8 +467,10 @@ static int fls64(uint64_t x)
 /* 0 admit, 1 mark, 2 drop: above the allowance with probability
  * 1 - allowance / rate; with a target, the allowance less the drain, and a
  * flow two doublings or more above it gets the allowance times unresp, at
- * most the unboosted share's counter less the drain; an ECT packet of a
- * flow within that is marked instead when the queue has ecn */
+ * most the unboosted share's counter less the drain, all times the room;
+ * an ECT packet of a flow within that is marked instead when the queue
+ * has ecn; with a target, holding a flow within two doublings ends the
+ * run of spare intervals */
 static int pr_verdict(struct refq *m, unsigned entry, int ect)
 {
 	uint64_t allow = pr_fair(m), rate;
@@ -492,9 +494,12 @@ static int pr_verdict(struct refq *m, unsigned entry, int ect)
 		allow = allow * m->pr.unresp / 256;
 		if (allow > equal)
 			allow = equal;
+		allow = allow * m->pr.room / 64;
 	}
 	if (((uint64_t)m->rnd(m->rnd_ctx) * rate >> 32) < allow)
 		return 0;
+	if (lg <= 1 && m->pr.target_ns)
+		m->pr.spare = 0;
 	if (lg <= 1 && (m->cfg.flags & CHOKE_FLAG_ECN) && ect)
 		return 1;
 	return 2;
@@ -607,6 +612,26 @@ static void pr_interval_end(struct refq *m, uint64_t now)
 
 	if (d == UINT64_MAX)
 		d = m->pr.probe >= 0 && now > m->pr.probe_ns ? now - m->pr.probe_ns : 0;
+	/* the room, before the correction clears the drops: a run of
+	 * intervals idle over a 32nd while protect dropped; from the fifth
+	 * in a row it grows by the fraction idle (Q8), a congested interval
+	 * halves it; 1 to 65535/64 */
+	{
+		int congested = d > m->pr.goal_ns && !m->pr.idle_ns;
+		uint64_t span = now - m->pr.step_ns, idle = 0;
+
+		if (m->pr.idle_ns && m->pr.step_ns && span)
+			idle = m->pr.idle_ns >= span ? 256 : m->pr.idle_ns * 256 / span;
+		if (idle > 8 && (m->pr.drops || m->pr.dropped))
+			m->pr.spare = m->pr.spare < 255 ? m->pr.spare + 1 : 255;
+		else
+			m->pr.spare = 0;
+		if (congested)
+			m->pr.room = m->pr.room / 2 < 64 ? 64 : m->pr.room - m->pr.room / 2;
+		else if (m->pr.spare >= 5)
+			m->pr.room = m->pr.room + m->pr.room * idle / 256 > 65535 ?
+				65535 : (uint32_t)(m->pr.room + m->pr.room * idle / 256);
+	}
 	pr_correct(m, d > m->pr.goal_ns && !m->pr.idle_ns, d < m->pr.goal_ns);
 	/* what the flows between half and twice the fair counter reach, on
 	 * average, over it (Q8, each at most 1), not below 1/2 */
@@ -711,6 +736,8 @@ static void protect_configure(struct refq *m, unsigned old_entries, uint64_t old
 		m->pr.clock = 0;
 		m->pr.unresp = 256;
 		m->pr.drain = 0;
+		m->pr.room = 64;
+		m->pr.spare = 0;
 		m->pr.wstart_ns = m->pr.wbytes = m->pr.widle_ns = 0;
 		m->pr.wmaxlen = 0;
 		memset(m->pr.seen, 0, sizeof(m->pr.seen));

@@ -58,6 +58,8 @@ struct ref_protect {
 	uint32_t wmaxlen;
 	uint32_t unresp;      /* Q8: an unresponsive flow's part of the allowance */
 	uint32_t drain;       /* Q8: the allowances' cut while the delay stands */
+	uint32_t room;        /* Q6: a flood's cap over the equal split */
+	uint32_t spare;       /* intervals in a row the link idled, only floods held */
 };
 
 struct refq {

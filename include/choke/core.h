@@ -330,8 +330,13 @@ struct choke_protect {
 	/* `target`: the queueing delay, measured on one packet at a time */
 	uint32_t probe;       /* the ring slot of the packet timed, or
 				 0xffffffff */
-	uint32_t drain;       /* the allowances' cut, Q8 (0..128), while the
-				 delay stands above the goal (in what was
+	uint8_t drain;        /* the allowances' cut, Q8 (0..128), while the
+				 delay stands above the goal */
+	uint8_t spare;        /* `target`: intervals in a row that the link
+				 idled while protect held only floods */
+	uint16_t room;        /* `target`: an unresponsive flow's cap over
+				 the equal split, Q6 (64..65535), raised
+				 while the link idles (all three in what was
 				 padding: sizeof(struct choke) unchanged) */
 	uint64_t probe_ns;    /* its arrival */
 	uint64_t step_ns;     /* when this step began (0: not known yet) */

@@ -530,6 +530,8 @@ static void protect_configure(struct choke *q, uint16_t old_protect, uint64_t ol
 		q->pr.clock = 0;
 		q->pr.unresp = 256;
 		q->pr.drain = 0;
+		q->pr.room = PROTECT_ROOM_ONE;
+		q->pr.spare = 0;
 		q->pr.wstart_ns = q->pr.wbytes = q->pr.widle_ns = 0;
 		q->pr.wmaxlen = 0;
 		q->pr.share = PROTECT_SHARE_MAX;
@@ -635,8 +637,9 @@ static inline int protect_verdict(struct choke *q, uint32_t e, unsigned pkt_flag
 	lg = (uint32_t)(fls64_(r) - fls64_(allow));
 	/* `target`: a flow two doublings or more above (it does not back off)
 	 * gets what the flows that back off reach, and never more than the
-	 * equal split (less the drain): the boost is room for flows that
-	 * respond to drops (src/core/protect.h) */
+	 * equal split times the room (less the drain): the boost is room for
+	 * flows that respond to drops, the room what an idling link leaves
+	 * (src/core/protect.h) */
 	if (lg > 1 && q->pr.target_ns) {
 		uint64_t equal = protect_fair_equal(q);
 
@@ -644,9 +647,12 @@ static inline int protect_verdict(struct choke *q, uint32_t e, unsigned pkt_flag
 		allow = (allow * q->pr.unresp) >> 8;
 		if (equal < allow)
 			allow = equal;
+		allow = (allow * q->pr.room) >> 6;
 	}
 	if ((((uint64_t)choke_random(q) * r) >> 32) < allow)
 		return PROTECT_ADMIT;
+	if (lg <= 1 && q->pr.target_ns) /* a flow that may respond was held */
+		q->pr.spare = 0;
 	/* ECN: a flow within twice its allowance that can be marked is
 	 * marked; beyond, marks are not heeded and it is dropped */
 	if (lg <= 1 && (q->flags & CHOKE_FLAG_ECN) && (pkt_flags & CHOKE_PKT_ECN_CAPABLE))
@@ -2028,6 +2034,7 @@ static int protect_check(const struct choke *q)
 	if (bits != q->pr.flows || !q->pr.share ||
 	    q->pr.boost < PROTECT_BOOST_ONE || q->pr.boost > PROTECT_BOOST_MAX ||
 	    q->pr.drain > PROTECT_DRAIN_MAX || (!q->pr.target_ns && q->pr.drain) ||
+	    q->pr.room < PROTECT_ROOM_ONE || (!q->pr.target_ns && q->pr.room != PROTECT_ROOM_ONE) ||
 	    (q->pr.probe != PROTECT_NONE &&
 	     ((q->pr.probe - q->head) & q->mask) >= choke_span(q)) ||
 	    q->pr.nbuckets * CHOKE_PROTECT_WAYS != q->protect ||

@@ -101,6 +101,10 @@
 #define PROTECT_INTERVAL_NS 100000000ull /* `target`: the boost's period */
 #define PROTECT_DRAIN_NS 1000000000ull /* `target`: what stands, drained in */
 #define PROTECT_DRAIN_MAX 128u /* `target`: the drain's largest cut, Q8 */
+#define PROTECT_ROOM_ONE 64u /* `target`: the room at the equal split, Q6 */
+#define PROTECT_ROOM_MAX 65535u
+#define PROTECT_SPARE_RUN 5u /* `target`: intervals of spare capacity */
+#define PROTECT_SPARE_IDLE 8u /* a 32nd of the interval idle, Q8 */
 #define PROTECT_TIME_SHIFT 10 /* `target`: the clock's unit, 1024 ns */
 #define PROTECT_WINDOW (1u << CHOKE_PROTECT_WINDOW_LOG)
 #define PROTECT_STEP_LOG CHOKE_PROTECT_STEP_LOG
@@ -399,21 +403,58 @@ static inline void protect_unresponsive(struct choke *q)
 		q->pr.unresp = 128;
 }
 
+/* `target`: the room. A flood is held to the equal split at most (the
+ * boost is for flows that respond), which wastes the link when the
+ * others do not want their shares: a flood beside a few light flows. So
+ * after PROTECT_SPARE_RUN intervals in a row in which the link idled for
+ * over a 32nd of the time while protect dropped, and no flow within two
+ * doublings of its allowance was dropped (protect_verdict), the floods'
+ * cap is multiplied by one plus the fraction idle, every interval until
+ * that stops; each congested interval halves it. TCP's own idle time
+ * (a backoff, a long round trip regrowing) is shorter than the run or
+ * comes with TCP held at its allowance, so the room stays 1 beside TCP. */
+static inline void protect_room(struct choke *q, bool congested, uint64_t span)
+{
+	uint32_t idle = 0;
+
+	if (q->pr.idle_ns && q->pr.step_ns && span) /* the fraction idle, Q8 */
+		idle = q->pr.idle_ns >= span ? 256 :
+					       (uint32_t)protect_div64(q->pr.idle_ns << 8, span);
+	if (idle > PROTECT_SPARE_IDLE && (q->pr.drops || q->pr.dropped)) {
+		if (q->pr.spare < 255)
+			q->pr.spare++;
+	} else {
+		q->pr.spare = 0;
+	}
+	if (congested) {
+		q->pr.room -= q->pr.room >> 1;
+		if (q->pr.room < PROTECT_ROOM_ONE)
+			q->pr.room = PROTECT_ROOM_ONE;
+	} else if (q->pr.spare >= PROTECT_SPARE_RUN) {
+		uint32_t r = q->pr.room + ((q->pr.room * idle) >> 8);
+
+		q->pr.room = r > PROTECT_ROOM_MAX ? PROTECT_ROOM_MAX : (uint16_t)r;
+	}
+}
+
 /* `target`: every PROTECT_INTERVAL_NS (the first departure after it ends)
  * the boost is corrected: congested if every delay measured in the
  * interval was above the target (or, none measured, the packet timed now
- * has waited longer), underused if the link idled for over a 32nd of it. */
+ * has waited longer), underused if the link idled for over a 32nd of it;
+ * and the room (above). */
 static inline void protect_interval_end(struct choke *q, uint64_t now_ns)
 {
 	uint64_t d = q->pr.delay_ns, span = now_ns - q->pr.step_ns;
+	bool congested;
 
 	if (d == ~0ull) /* no probe ended in the interval: the one open */
 		d = q->pr.probe != PROTECT_NONE && now_ns > q->pr.probe_ns ?
 			    now_ns - q->pr.probe_ns : 0;
-	(void)span;
 	/* an interval in which the link idled is never congested: the
 	 * flows' smallest windows may need more queue than the target */
-	protect_correct(q, d > q->pr.goal_ns && !q->pr.idle_ns, d < q->pr.goal_ns);
+	congested = d > q->pr.goal_ns && !q->pr.idle_ns;
+	protect_room(q, congested, span); /* before drops is cleared */
+	protect_correct(q, congested, d < q->pr.goal_ns);
 	protect_unresponsive(q);
 	/* the drain: the delay standing above the goal, as a fraction of the
 	 * time to drain it in, is taken off every allowance (at most half)
@@ -422,7 +463,7 @@ static inline void protect_interval_end(struct choke *q, uint64_t now_ns)
 	if (d > q->pr.goal_ns && !q->pr.idle_ns) {
 		uint64_t cut = protect_div64((d - q->pr.goal_ns) << 8, PROTECT_DRAIN_NS);
 
-		q->pr.drain = cut > PROTECT_DRAIN_MAX ? PROTECT_DRAIN_MAX : (uint32_t)cut;
+		q->pr.drain = cut > PROTECT_DRAIN_MAX ? PROTECT_DRAIN_MAX : (uint8_t)cut;
 	}
 	q->pr.idle_ns = 0;
 	q->pr.delay_ns = ~0ull;
