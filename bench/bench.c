@@ -14,6 +14,8 @@
  *   fifo_burst, red_burst, choke_burst, dpdk_red_burst  the same through
  *             the burst path (choke_enqueue_burst, choke_dequeue_burst), 32
  *             arrivals a call
+ *   choke_batch  the opt-in batched CHOKe (choke_enqueue_burst_batched,
+ *             docs/variants.md) on the same burst path
  *
  * at standing queues of 100, 1000 and 10000 packets with one heavy flow
  * among 1, 100 and 100000 flows. Method, parameters and today's figures:
@@ -55,24 +57,24 @@
 #endif
 
 enum { D_FIFO, D_RED, D_CHOKE, D_DPDK, D_DRAWS, D_ADAPT, D_GEOM, D_BYTES, D_PROTECT,
-       D_FIFO_BURST, D_RED_BURST, D_CHOKE_BURST, D_DPDK_BURST, NDISC };
+       D_FIFO_BURST, D_RED_BURST, D_CHOKE_BURST, D_DPDK_BURST, D_CHOKE_BATCH, NDISC };
 #define D_BASE_MASK ((1u << D_DRAWS) - 1)   /* the default rows: these */
 #define D_BURST_MASK ((1u << D_FIFO_BURST) | (1u << D_RED_BURST) | (1u << D_CHOKE_BURST) | \
-		      (1u << D_DPDK_BURST))
+		      (1u << D_DPDK_BURST) | (1u << D_CHOKE_BATCH))
 /* and protect, and the burst path */
 #define D_DEFAULT_MASK (D_BASE_MASK | (1u << D_PROTECT) | D_BURST_MASK)
 #define D_VARIANT_MASK (((1u << NDISC) - 1) & ~D_BASE_MASK & ~D_BURST_MASK)
 static const char *const disc_name[NDISC] = { "fifo", "red", "choke",
 	"dpdk_red", "choke_draws4", "choke_adaptive", "choke_geometric8",
 	"choke_bytes", "choke_protect", "fifo_burst", "red_burst", "choke_burst",
-	"dpdk_red_burst" };
+	"dpdk_red_burst", "choke_batch" };
 static const uint8_t disc_kind[NDISC] = { CHOKE_KIND_FIFO, CHOKE_KIND_RED,
 	CHOKE_KIND_CHOKE, CHOKE_KIND_FIFO, CHOKE_KIND_CHOKE, CHOKE_KIND_CHOKE,
 	CHOKE_KIND_CHOKE, CHOKE_KIND_CHOKE, CHOKE_KIND_CHOKE, CHOKE_KIND_FIFO,
-	CHOKE_KIND_RED, CHOKE_KIND_CHOKE, CHOKE_KIND_FIFO };
+	CHOKE_KIND_RED, CHOKE_KIND_CHOKE, CHOKE_KIND_FIFO, CHOKE_KIND_CHOKE };
 /* words added to choke's for the variant rows (docs/variants.md) */
 static const char *const disc_extra[NDISC] = { "", "", "", "", " draws 4",
-	" adaptive", " geometric 8", "", " protect", "", "", "", "" };
+	" adaptive", " geometric 8", "", " protect", "", "", "", "", "" };
 /* the rows of the burst path (choke_enqueue_burst, choke_dequeue_burst) */
 static int disc_burst(int d)
 {
@@ -369,9 +371,9 @@ __attribute__((noinline)) static void run_core(struct inst *in,
  * to Q. The queue therefore swings between Q and at most Q + 32 within a
  * burst instead of standing at Q arrival by arrival.
  */
-__attribute__((noinline)) static void run_core_burst(struct inst *in,
-						     const struct pattern *p,
-						     uint64_t n, uint32_t Q)
+static inline __attribute__((always_inline)) void
+run_core_burst_(struct inst *in, const struct pattern *p, uint64_t n, uint32_t Q,
+		const int batched)
 {
 	struct choke *q = in->q;
 	struct choke_victim vic[BENCH_BURST];
@@ -389,8 +391,12 @@ __attribute__((noinline)) static void run_core_burst(struct inst *in,
 		if (m > mask + 1 - i)
 			m = mask + 1 - i; /* the pattern's end */
 		n -= m;
-		(void)!choke_enqueue_burst(q, &pkt[i], &len[i], &flow[i], NULL, m,
-					  now, out, vic, BENCH_BURST, &nv);
+		if (batched)
+			(void)!choke_enqueue_burst_batched(q, &pkt[i], &len[i], &flow[i], NULL,
+							  m, now, out, vic, BENCH_BURST, &nv);
+		else
+			(void)!choke_enqueue_burst(q, &pkt[i], &len[i], &flow[i], NULL, m, now,
+						  out, vic, BENCH_BURST, &nv);
 		i = (i + m) & mask;
 		while (choke_qlen(q) > Q) {
 			uint32_t k = choke_qlen(q) - Q;
@@ -404,6 +410,19 @@ __attribute__((noinline)) static void run_core_burst(struct inst *in,
 	in->pos = i;
 	in->qlen_sum += qsum;
 	in->qlen_samples += bursts;
+}
+
+/* one copy of the loop for each enqueue function, each timed alone */
+__attribute__((noinline)) static void run_core_burst(struct inst *in, const struct pattern *p,
+						     uint64_t n, uint32_t Q)
+{
+	run_core_burst_(in, p, n, Q, 0);
+}
+
+__attribute__((noinline)) static void run_core_batch(struct inst *in, const struct pattern *p,
+						     uint64_t n, uint32_t Q)
+{
+	run_core_burst_(in, p, n, Q, 1);
 }
 
 #ifdef HAVE_DPDK
@@ -528,7 +547,9 @@ static void run_one(struct inst *in, const struct pattern *p, uint64_t n,
 		return;
 	}
 #endif
-	if (disc_burst(in->disc))
+	if (in->disc == D_CHOKE_BATCH)
+		run_core_batch(in, p, n, qs->Q);
+	else if (disc_burst(in->disc))
 		run_core_burst(in, p, n, qs->Q);
 	else
 		run_core(in, p, n, qs->Q);
@@ -716,7 +737,7 @@ static int measure(const struct bench_opts *o, const struct qsetup *qs,
 			res[d].ratio_dpdk = ratio_median(t[d], t[D_DPDK], runs);
 		if (res[D_CHOKE].measured == 1)
 			res[d].ratio_choke = ratio_median(t[d], t[D_CHOKE], runs);
-		if (d == D_CHOKE_BURST && res[D_DPDK_BURST].measured == 1)
+		if ((d == D_CHOKE_BURST || d == D_CHOKE_BATCH) && res[D_DPDK_BURST].measured == 1)
 			res[d].ratio_dpdk_burst = ratio_median(t[d], t[D_DPDK_BURST], runs);
 	}
 out:
@@ -824,7 +845,7 @@ static void print_json(const struct result *res, size_t n)
 		json_num("limit_drop_frac", x->limit, ok, 0);
 		if (x->disc == D_PROTECT)
 			json_num("protect_drop_frac", x->protect, ok, 0);
-		if (x->disc == D_CHOKE_BURST)
+		if (x->disc == D_CHOKE_BURST || x->disc == D_CHOKE_BATCH)
 			json_num("ratio_to_dpdk_red_burst", x->ratio_dpdk_burst,
 				 ok && x->ratio_dpdk_burst >= 0, 0);
 		json_num("mean_qlen", x->mean_qlen, ok, 0);
@@ -845,7 +866,7 @@ static int target_row(const struct result *x, int disc)
  * at most 1.25x dpdk_red_burst at the 1000-packet queue over every flow
  * count measured, the goal 1.0x. Appended to the summary line.
  */
-static void print_burst_peer(FILE *f, const struct result *res, size_t n)
+static void print_burst_peer(FILE *f, const struct result *res, size_t n, int disc)
 {
 	const struct result *x;
 	char buf[256] = "";
@@ -853,7 +874,7 @@ static void print_burst_peer(FILE *f, const struct result *res, size_t n)
 	int have_b = 0, have_r = 0, bar = 1, goal = 1;
 
 	for (x = res; x < res + n; x++) {
-		if (!target_row(x, D_CHOKE_BURST))
+		if (!target_row(x, disc))
 			continue;
 		have_b = 1;
 		if (x->ratio_dpdk_burst < 0)
@@ -870,12 +891,12 @@ static void print_burst_peer(FILE *f, const struct result *res, size_t n)
 	if (!have_b)
 		return;
 	if (have_r)
-		fprintf(f, "; choke_burst <= %.2fx dpdk_red_burst: %s, <= %.1fx (goal): %s (%s)",
-			BENCH_BURST_PEER_RATIO, bar ? "MET" : "NOT MET", BENCH_BURST_PEER_GOAL,
-			goal ? "MET" : "NOT MET", buf);
+		fprintf(f, "; %s <= %.2fx dpdk_red_burst: %s, <= %.1fx (goal): %s (%s)",
+			disc_name[disc], BENCH_BURST_PEER_RATIO, bar ? "MET" : "NOT MET",
+			BENCH_BURST_PEER_GOAL, goal ? "MET" : "NOT MET", buf);
 	else
-		fprintf(f, "; choke_burst <= %.2fx dpdk_red_burst: not evaluated (%s)",
-			BENCH_BURST_PEER_RATIO,
+		fprintf(f, "; %s <= %.2fx dpdk_red_burst: not evaluated (%s)",
+			disc_name[disc], BENCH_BURST_PEER_RATIO,
 #ifdef HAVE_DPDK
 			"dpdk_red_burst not measured"
 #else
@@ -923,7 +944,8 @@ static void print_summary(FILE *f, const struct result *res, size_t n)
 	if (!have_choke) {
 		fprintf(f, "summary: choke at queue %u not measured: targets "
 			"not evaluated", BENCH_TARGET_QUEUE);
-		print_burst_peer(f, res, n);
+		print_burst_peer(f, res, n, D_CHOKE_BURST);
+		print_burst_peer(f, res, n, D_CHOKE_BATCH);
 		fprintf(f, "\n");
 		return;
 	}
@@ -1001,7 +1023,8 @@ static void print_summary(FILE *f, const struct result *res, size_t n)
 				goal ? "MET" : "NOT MET", BENCH_TARGET_RATIO,
 				bar ? "MET" : "NOT MET", mpps ? "MET" : "NOT MET", bbuf);
 	}
-	print_burst_peer(f, res, n);
+	print_burst_peer(f, res, n, D_CHOKE_BURST);
+	print_burst_peer(f, res, n, D_CHOKE_BATCH);
 	/* The floor shows the host's state: on a shared VM every row moves
 	 * with it, and the ratios with them (docs/performance.md). */
 	if (fifo_ns > 0)
@@ -1021,10 +1044,10 @@ static void usage(FILE *f)
 		"                   [--dpdk-maxp-inv N] [--variants]\n"
 		"       choke-bench pkt [--json] [--quick]\n"
 		"  DISC: fifo red choke dpdk_red choke_protect, the burst path's\n"
-		"  fifo_burst red_burst choke_burst dpdk_red_burst, and with\n"
+		"  fifo_burst red_burst choke_burst dpdk_red_burst choke_batch, and with\n"
 		"  --variants also"
 		" choke_draws4 choke_adaptive choke_geometric8 choke_bytes;\n"
-		"  default: those nine, queues 100 1000 10000,\n"
+		"  default: those ten, queues 100 1000 10000,\n"
 		"  flows 1 100 100000, %d runs of %d packets (median), "
 		"--quick: %d runs of %d.\n"
 		"  --count N: one run of exactly N packets per selected "
@@ -1052,10 +1075,12 @@ static int parse_u64(const char *s, uint64_t *out)
 
 static int parse_only(const char *s, unsigned *mask)
 {
-	char buf[64], *save = NULL, *w;
+	char buf[256], *save = NULL, *w;
 	int d;
 
 	*mask = 0;
+	if (strlen(s) >= sizeof(buf))
+		return -1; /* longer than every name once: not a list of them */
 	snprintf(buf, sizeof(buf), "%s", s);
 	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 		for (d = 0; d < NDISC; d++)

@@ -1100,6 +1100,267 @@ int ref_enqueue_as(struct refq *m, void *pkt, uint32_t len, uint32_t flow, uint3
 	return r == 1 ? CHOKE_QUEUED_MARKED : CHOKE_QUEUED;
 }
 
+/* ---------------- batched CHOKe ----------------
+ *
+ * A chunk of up to REF_BATCH_CHUNK arrivals is decided from the queue as
+ * it stood when the chunk began: first one random number per arrival, each
+ * naming one slot among the span of then (a hole, or a packet an earlier
+ * arrival of the chunk took, is no match; no retries); RED's region, and
+ * between the thresholds the count at which it marks, from the average the
+ * chunk's first arrival sees, its qR draws after the chunk's draws; the
+ * average still moves with every arrival. A chunk is one arrival when the
+ * span is empty or the chunk might meet the limit or the storage's lower
+ * half; only then does an admission check the limit (and count a wrap
+ * avoided, and compact). Victims leave holes, even at the head: the head
+ * moves past them when the chunk ends. An idle queue's first arrival is
+ * ref_enqueue's.
+ */
+
+enum { BAT_BELOW, BAT_BETWEEN, BAT_ABOVE };
+
+/* the configurations the batched rule is for; others take ref_enqueue */
+static int batch_eligible(const struct refq *m, int hooks)
+{
+	const struct choke_config *c = &m->cfg;
+
+	return c->kind == CHOKE_KIND_CHOKE && !c->variant && !c->protect && !c->sparse &&
+	       !c->limit_bytes && !c->red_ext && !hooks;
+}
+
+/* the count at which RED marks: INT32_MAX for no excess, else
+ * ceil(qR / excess), at least 1, at most INT32_MAX */
+static int64_t batch_mark_count(uint64_t excess, uint32_t qR)
+{
+	uint64_t c;
+
+	if (excess == 0)
+		return INT32_MAX;
+	c = qR / excess;
+	if (qR % excess)
+		c++;
+	if (c < 1)
+		c = 1;
+	return c > INT32_MAX ? INT32_MAX : (int64_t)c;
+}
+
+/* one admission at the tail; checked: as ref_enqueue admits (the limit,
+ * the wrap count, the compaction) */
+static int batch_admit(struct refq *m, void *pkt, uint32_t len, uint32_t flow, int checked,
+		       int marked)
+{
+	if (checked) {
+		if (m->qlen >= m->cfg.limit) {
+			m->st.pdrop++;
+			m->st.drops++;
+			m->bat.one_tail_drops++;
+			return CHOKE_DROP_LIMIT;
+		}
+		if (m->n == ref_mainline_slots(m->cfg.limit) - 1)
+			m->st.wrap_avoided++;
+		push_tail(m, pkt, len, flow); /* compacts when every slot is used */
+	} else {
+		/* the chunk was chosen so that this cannot meet the limit or
+		 * the end of the storage */
+		struct ref_slot s = { pkt, len, flow };
+
+		m->slot[m->n++] = s;
+	}
+	m->qlen++;
+	m->backlog += len;
+	return marked ? CHOKE_QUEUED_MARKED : CHOKE_QUEUED;
+}
+
+/* One chunk from arrival i0 (of n): returns how many arrivals it took. */
+static uint32_t batch_chunk(struct refq *m, void *const pkt[], const uint32_t len[],
+			    const uint32_t flow[], const uint8_t pkt_flags[], uint32_t i0,
+			    uint32_t n, uint8_t outcome[], struct choke_victim victim[],
+			    uint32_t *nv)
+{
+	const struct choke_config *c = &m->cfg;
+	uint64_t lo = scaled(c->qth_min, c->Wlog), hi = scaled(c->qth_max, c->Wlog);
+	int ecn = (c->flags & CHOKE_FLAG_ECN) != 0, hard = (c->flags & CHOKE_FLAG_HARDDROP) != 0;
+	uint32_t span0 = m->n, chunk = n - i0 < REF_BATCH_CHUNK ? n - i0 : REF_BATCH_CHUNK;
+	uint32_t pos[REF_BATCH_CHUNK], k;
+	uint64_t avg1, excess = 0;
+	int64_t mark_at = 0;
+	int one, region, draw;
+
+	/* room: the whole chunk fits under the limit and in the storage's
+	 * lower half (m->cap is the core's ring slots less one) */
+	one = span0 == 0 || !((uint64_t)m->qlen + chunk <= c->limit &&
+			      (uint64_t)span0 + chunk <= (m->cap >> 1));
+	if (one)
+		chunk = 1;
+
+	/* the region of the average the chunk's first arrival sees */
+	avg1 = m->qavg - (m->qavg >> c->Wlog) + m->qlen;
+	region = avg1 <= lo ? BAT_BELOW : avg1 > hi ? BAT_ABOVE : BAT_BETWEEN;
+	if (one)
+		m->bat.one_chunks[region]++;
+	else
+		m->bat.chunks[region]++;
+	m->bat.one_empty += span0 == 0;
+
+	/* pass 1: one random number per arrival, a position among the span
+	 * the chunk found */
+	for (k = 0; k < chunk; k++) {
+		uint32_t r = m->rnd(m->rnd_ctx);
+
+		pos[k] = (uint32_t)(((uint64_t)r * span0) >> 32);
+	}
+	draw = span0 > 0 && region != BAT_BELOW;
+	if (draw)
+		m->st.draws += chunk;
+	if (region == BAT_BETWEEN) {
+		excess = (avg1 - lo) >> c->Wlog;
+		m->bat.no_excess += excess == 0;
+		if (m->qcount < 0) {
+			mark_at = 0;
+		} else {
+			mark_at = batch_mark_count(excess, m->qR);
+			if (mark_at < m->qcount + 1)
+				mark_at = m->qcount + 1;
+		}
+	}
+
+	/* pass 2: the arrivals in order */
+	for (k = 0; k < chunk; k++) {
+		uint32_t i = i0 + k;
+		int ect = pkt_flags && (pkt_flags[i] & CHOKE_PKT_ECN_CAPABLE);
+		int marked = 0;
+
+		m->st.offered_pkts++;
+		m->st.offered_bytes += len[i];
+		m->qavg = m->qavg - (m->qavg >> c->Wlog) + m->qlen;
+		if (region == BAT_BELOW) {
+			m->qcount = -1;
+			outcome[i] = (uint8_t)batch_admit(m, pkt[i], len[i], flow[i], one, 0);
+			continue;
+		}
+		if (draw) {
+			/* slots do not move during a chunk: position pos[k]
+			 * is still the slot it named when the chunk began */
+			struct ref_slot *s = &m->slot[pos[k]];
+
+			if (!s->pkt)
+				m->bat.holes_drawn++;
+			if (s->pkt && s->flow == flow[i]) {
+				victim[*nv].pkt = s->pkt;
+				victim[*nv].len = s->len;
+				victim[*nv].arrival = i;
+				(*nv)++;
+				m->qlen--;
+				m->backlog -= s->len;
+				s->pkt = NULL; /* a hole, even at the head, until the chunk ends */
+				m->st.matched++;
+				m->st.match_victims++;
+				m->st.drops += 2;
+				m->bat.matches++;
+				outcome[i] = CHOKE_DROP_MATCH;
+				continue;
+			}
+		}
+		if (region == BAT_ABOVE) {
+			m->qcount = -1;
+			m->st.overlimits++;
+			if (hard || !ecn || !ect) {
+				m->st.forced_drop++;
+				m->st.drops++;
+				m->bat.forced++;
+				outcome[i] = CHOKE_DROP_FORCED;
+				continue;
+			}
+			m->st.forced_mark++;
+			m->bat.forced_marks++;
+			marked = 1;
+		} else {
+			m->qcount++;
+			if (m->qcount >= mark_at) {
+				m->qR = m->rnd(m->rnd_ctx) / m->maxp_div;
+				mark_at = batch_mark_count(excess, m->qR);
+				if (m->qcount != 0) {
+					m->qcount = 0;
+					m->st.overlimits++;
+					if (!ecn || !ect) {
+						m->st.prob_drop++;
+						m->st.drops++;
+						m->bat.early++;
+						outcome[i] = CHOKE_DROP_EARLY;
+						continue;
+					}
+					m->st.prob_mark++;
+					m->bat.prob_marks++;
+					marked = 1;
+				}
+			}
+		}
+		outcome[i] = (uint8_t)batch_admit(m, pkt[i], len[i], flow[i], one, marked);
+	}
+
+	/* the head moves past the holes the chunk left at it */
+	while (m->n > 0 && m->slot[0].pkt == NULL) {
+		memmove(&m->slot[0], &m->slot[1], (m->n - 1) * sizeof(m->slot[0]));
+		m->n--;
+	}
+	return chunk;
+}
+
+int ref_enqueue_burst_batched(struct refq *m, int hooks, void *const pkt[],
+			      const uint32_t len[], const uint32_t flow[],
+			      const uint8_t pkt_flags[], uint32_t n, uint64_t now,
+			      uint8_t outcome[], struct choke_victim victim[],
+			      uint32_t victim_cap, uint32_t *nvictims)
+{
+	uint32_t i = 0, k, chunks = 0;
+
+	*nvictims = 0;
+	if (!batch_eligible(m, hooks)) {
+		/* choke_enqueue_burst: choke_enqueue for each arrival */
+		for (i = 0; i < n; i++) {
+			struct choke_verdict v;
+			int ect = pkt_flags && (pkt_flags[i] & CHOKE_PKT_ECN_CAPABLE);
+
+			outcome[i] = (uint8_t)ref_enqueue(m, pkt[i], len[i], flow[i], ect, now, &v);
+			for (k = 0; k < v.nvictims; k++) {
+				victim[*nvictims].pkt = v.victim[k];
+				victim[*nvictims].len = v.victim_len[k];
+				victim[*nvictims].arrival = i;
+				(*nvictims)++;
+			}
+		}
+		return 0;
+	}
+	if (n > victim_cap)
+		return CHOKE_EINVAL;
+	if (n == 0)
+		return 0;
+	m->bat.calls++;
+	if (m->idle) {
+		/* the first arrival ends the idle period as choke_enqueue */
+		struct choke_verdict v;
+		int ect = pkt_flags && (pkt_flags[0] & CHOKE_PKT_ECN_CAPABLE);
+
+		outcome[0] = (uint8_t)ref_enqueue(m, pkt[0], len[0], flow[0], ect, now, &v);
+		for (k = 0; k < v.nvictims; k++) {
+			victim[*nvictims].pkt = v.victim[k];
+			victim[*nvictims].len = v.victim_len[k];
+			victim[*nvictims].arrival = 0;
+			(*nvictims)++;
+		}
+		m->bat.idle_starts++;
+		i = 1;
+	}
+	while (i < n) {
+		uint32_t took = batch_chunk(m, pkt, len, flow, pkt_flags, i, n, outcome, victim,
+					    nvictims);
+
+		chunks += took > 1;
+		i += took;
+	}
+	m->bat.multi_chunk_calls += chunks > 1;
+	return 0;
+}
+
 /* ---------------- dequeue and the rest ---------------- */
 
 /* the lane goes first, but one of the queue's packets between two of its */

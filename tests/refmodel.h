@@ -21,6 +21,10 @@
  * bookkeeping in plain arrays; so are `target` (one timed packet, followed
  * by its position from the head) and `sparse` (a plain array for the lane;
  * a flow's queued packets counted by looking at every one).
+ *
+ * Batched CHOKe (choke_enqueue_burst_batched) too: its chunks written out
+ * on the same plain array, from its specification rather than the core's
+ * branch-free loop (ref_enqueue_burst_batched).
  */
 #ifndef CHOKE_TEST_REFMODEL_H
 #define CHOKE_TEST_REFMODEL_H
@@ -94,6 +98,19 @@ struct refq {
 	uint32_t lane_len;
 	int lane_turn;
 
+	/* batched CHOKe (ref_enqueue_burst_batched): what its calls went
+	 * through, for the tests' coverage (not compared with the core) */
+	struct ref_batch_seen {
+		uint64_t calls, idle_starts, multi_chunk_calls;
+		uint64_t chunks[3];          /* chunks of several arrivals, per region */
+		uint64_t one_chunks[3];      /* one-arrival chunks, per region */
+		uint64_t one_empty;          /* one-arrival chunks on an empty span */
+		uint64_t one_tail_drops;     /* their tail drops */
+		uint64_t matches, early, forced, prob_marks, forced_marks;
+		uint64_t holes_drawn;        /* draws that found a hole */
+		uint64_t no_excess;          /* chunks between with no excess */
+	} bat;
+
 	uint32_t (*rnd)(void *ctx);
 	void *rnd_ctx;
 	/* exact flow comparison on queued/arriving packets */
@@ -117,6 +134,21 @@ int ref_enqueue(struct refq *m, void *pkt, uint32_t len, uint32_t flow,
 /* choke_enqueue_as: id is the identity protect shares among */
 int ref_enqueue_as(struct refq *m, void *pkt, uint32_t len, uint32_t flow, uint32_t id,
 		   int ect, uint64_t now, struct choke_verdict *v);
+/*
+ * Batched CHOKe (choke_enqueue_burst_batched): the arguments and results of
+ * choke_enqueue_burst; pkt_flags may be NULL. hooks: the core has a random
+ * or same_flow hook set (which the model cannot see), making the queue not
+ * eligible. Not eligible: the arrivals one by one through ref_enqueue (the
+ * caller gives a victim array large enough; no check). Eligible: chunks of
+ * up to REF_BATCH_CHUNK arrivals decided from the queue as the chunk found
+ * it (refmodel.c).
+ */
+#define REF_BATCH_CHUNK 32u
+int ref_enqueue_burst_batched(struct refq *m, int hooks, void *const pkt[],
+			      const uint32_t len[], const uint32_t flow[],
+			      const uint8_t pkt_flags[], uint32_t n, uint64_t now,
+			      uint8_t outcome[], struct choke_victim victim[],
+			      uint32_t victim_cap, uint32_t *nvictims);
 void *ref_dequeue(struct refq *m, uint64_t now);
 void *ref_peek(const struct refq *m);
 /* dropped packets are appended to drops[] (*ndrops updated) */

@@ -1216,11 +1216,337 @@ static void test_model_burst_sequences(void)
 	CHECK(marks > 0 && b.victims > 0 && b.idle_bursts > 0 && b.short_deq > 0);
 }
 
+/*
+ * Batched CHOKe (choke_enqueue_burst_batched) against its model
+ * (ref_enqueue_burst_batched): random sequences of batched enqueue bursts
+ * of 0 .. BATCH_MAX arrivals (several chunks of 32 per call), dequeue
+ * bursts, time steps and idle gaps, with per arrival the outcome and the
+ * victims (packet, length, arrival, in order) compared and after every
+ * step the state compare_state checks. Most sets are ones the batched
+ * rule is for (plain CHOKe in packets, the built-in generator, a PCG32
+ * copy in the model, flow values distinct per key), a third of them with
+ * small limits so that chunks shrink to one arrival and meet the limit;
+ * the others are not (protect, red, fifo, a variant, byte mode, sparse, a
+ * RED extension, the test's hooks), where the call must be
+ * choke_enqueue_burst's: the model then takes the arrivals one by one.
+ */
+#define BATCH_MAX 70
+
+struct batch_run {
+	struct tpcg pcg;
+	int hooks, eligible;
+	uint64_t calls, victims, short_cap, idle_calls, emptied;
+	uint64_t other_calls, other_victims;
+};
+
+/* a set the batched rule is for; small: a small limit (and thresholds
+ * under it) */
+static struct choke_config batch_config_eligible(int small)
+{
+	struct choke_config c;
+
+	do
+		c = random_config();
+	while (c.kind != CHOKE_KIND_CHOKE || c.limit_bytes);
+	c.variant = 0;
+	c.draws = 0;
+	c.sparse = 0;
+	if (small) {
+		c.limit = 1 + rbelow(48);
+		if (c.qth_max > c.limit)
+			c.qth_max = rbelow(c.limit + 1);
+		if (c.qth_min > c.qth_max)
+			c.qth_min = rbelow(c.qth_max + 1);
+	}
+	return c;
+}
+
+/* a set it is not for, of kind `which` (0 .. 7); *hooks for the last */
+static struct choke_config batch_config_other(uint32_t which, int *hooks)
+{
+	struct choke_config c;
+
+	*hooks = 0;
+	switch (which) {
+	case 0: /* protect (with or without a variant or sparse) */
+		do
+			c = random_config();
+		while (c.kind != CHOKE_KIND_CHOKE || c.limit_bytes);
+		c.protect = (uint16_t)(CHOKE_PROTECT_MIN << rbelow(6));
+		break;
+	case 1:
+	case 2: /* red, fifo */
+		do
+			c = random_config();
+		while (c.kind != (which == 1 ? CHOKE_KIND_RED : CHOKE_KIND_FIFO));
+		break;
+	case 3: /* a draw variant */
+		do
+			c = random_config();
+		while (c.kind != CHOKE_KIND_CHOKE || !c.variant);
+		break;
+	case 4: /* byte mode */
+		do
+			c = random_config();
+		while (c.kind != CHOKE_KIND_CHOKE || !c.limit_bytes);
+		break;
+	case 5: /* sparse */
+		c = batch_config_eligible(0);
+		c.sparse = 1;
+		break;
+	case 6: /* a RED extension */
+		red_ext_mode = 1;
+		do
+			c = random_config();
+		while (c.kind != CHOKE_KIND_CHOKE);
+		red_ext_mode = 0;
+		break;
+	default: /* plain CHOKe, but the test's random and same_flow hooks */
+		c = batch_config_eligible(rbelow(3) == 0);
+		*hooks = 1;
+		break;
+	}
+	return c;
+}
+
+static void batch_init(struct pair *p, struct batch_run *b, const struct choke_config *c,
+		       uint64_t seed, int hooks)
+{
+	pair_init(p, c, seed);
+	b->hooks = hooks;
+	if (!hooks) {
+		/* the built-in generator in the core, a copy in the model */
+		choke_set_ops(&p->h.q, NULL);
+		choke_seed(&p->h.q, seed);
+		tpcg_seed(&b->pcg, seed);
+		p->m.rnd = tpcg_next;
+		p->m.rnd_ctx = &b->pcg;
+	}
+}
+
+static void batch_enqueue(struct pair *p, struct batch_run *b, uint32_t n, uint32_t nflows,
+			  uint32_t heavy_share, uint32_t len_mode)
+{
+	static struct choke_victim vic[BATCH_MAX * CHOKE_MAX_VICTIMS],
+		mvic[BATCH_MAX * CHOKE_MAX_VICTIMS];
+	void *pkt[BATCH_MAX];
+	uint32_t len[BATCH_MAX], flow[BATCH_MAX], nv = 0, mnv = 0, i, need, cap;
+	uint8_t fl[BATCH_MAX], out[BATCH_MAX], mout[BATCH_MAX];
+	int with_flags = rbelow(4) != 0, rc, mrc;
+	const uint8_t *flags;
+
+	for (i = 0; i < n; i++) {
+		uint32_t key = rbelow(100) < heavy_share ? 0 : 1 + rbelow(nflows);
+		struct tpkt *t = pair_alloc(p, key);
+
+		if (!t)
+			break;
+		pkt[i] = t;
+		/* without the same_flow hook equal flow values are the same
+		 * flow: one value per key then */
+		flow[i] = b->hooks && !flow_spread ? key % 13u : key * 2654435761u;
+		len[i] = len_mode == 0 ? 1000 : len_mode == 1 ? 40 + rbelow(1461) :
+			 (rbelow(2) ? 64 : 1500);
+		fl[i] = (uint8_t)(with_flags && rbelow(2) ? CHOKE_PKT_ECN_CAPABLE : 0);
+	}
+	n = i;
+	flags = with_flags ? fl : NULL;
+	b->calls += b->eligible;
+	b->other_calls += !b->eligible;
+	b->idle_calls += b->eligible && n && p->h.q.idle;
+	/* the victim array the call asks for: one per arrival, or
+	 * choke_enqueue_burst's when the set is not for the batched rule */
+	need = b->eligible ? n : n * choke_victims_per_arrival(&p->h.q);
+	if (need && rbelow(6) == 0) {
+		/* one short is refused with nothing done (compare_state: the
+		 * model has not moved either) */
+		nv = 77;
+		rc = choke_enqueue_burst_batched(&p->h.q, pkt, len, flow, flags, n, p->now, out,
+						 vic, need - 1, &nv);
+		SAME(p, "batched with a short victim array", rc, CHOKE_EINVAL);
+		SAME(p, "short victim array: victims", nv, 0);
+		compare_state(p);
+		b->short_cap++;
+		if (b->eligible) {
+			mrc = ref_enqueue_burst_batched(&p->m, b->hooks, pkt, len, flow, flags, n,
+							p->now, mout, mvic, need - 1, &mnv);
+			SAME(p, "model with a short victim array", mrc, CHOKE_EINVAL);
+			SAME(p, "model short victim array: victims", mnv, 0);
+		}
+	}
+	cap = rbelow(2) ? need : BATCH_MAX * CHOKE_MAX_VICTIMS;
+	nv = mnv = 77;
+	rc = choke_enqueue_burst_batched(&p->h.q, pkt, len, flow, flags, n, p->now, out, vic,
+					 cap, &nv);
+	mrc = ref_enqueue_burst_batched(&p->m, b->hooks, pkt, len, flow, flags, n, p->now, mout,
+					mvic, BATCH_MAX * CHOKE_MAX_VICTIMS, &mnv);
+	SAME(p, "enqueue_burst_batched", rc, 0);
+	SAME(p, "model batched", mrc, 0);
+	if (p->bad)
+		return;
+	for (i = 0; i < n; i++)
+		SAME(p, "batched outcome", out[i], mout[i]);
+	for (i = 0; i < nv && i < mnv; i++) {
+		SAME(p, "batched victim", (uintptr_t)vic[i].pkt, (uintptr_t)mvic[i].pkt);
+		SAME(p, "batched victim len", vic[i].len, mvic[i].len);
+		SAME(p, "batched victim's arrival", vic[i].arrival, mvic[i].arrival);
+	}
+	SAME(p, "batched victims", nv, mnv);
+	if (p->bad)
+		return;
+	if (b->eligible)
+		b->victims += nv;
+	else
+		b->other_victims += nv;
+	for (i = 0; i < nv; i++)
+		pair_release(p, vic[i].pkt);
+	for (i = 0; i < n; i++)
+		if (choke_outcome_is_drop((enum choke_outcome)out[i]))
+			pair_release(p, pkt[i]);
+}
+
+static void batch_dequeue(struct pair *p, struct batch_run *b, uint32_t n)
+{
+	void *pkt[BATCH_MAX];
+	uint32_t len[BATCH_MAX], got, i;
+
+	got = choke_dequeue_burst(&p->h.q, p->now, pkt, rbelow(2) ? len : NULL, n);
+	if (got > n)
+		MISMATCH(p, "dequeue_burst returned more than asked", got, n);
+	b->emptied += got < n;
+	for (i = 0; i < n && !p->bad; i++) {
+		void *m = ref_dequeue(&p->m, p->now);
+
+		if (i < got)
+			SAME(p, "dequeued", (uintptr_t)pkt[i], (uintptr_t)m);
+		else if (m)
+			MISMATCH(p, "dequeue_burst stopped early", got, i);
+		if (m && !p->bad)
+			pair_release(p, m);
+	}
+}
+
+static void test_model_batch_sequences(void)
+{
+	uint32_t sets = tl_quick ? 200 : 1200, s, others = 0;
+	uint64_t total = 0, compactions = 0, wraps = 0;
+	struct ref_batch_seen seen;
+	static struct pair p;
+	static struct batch_run b;
+
+	memset(&b, 0, sizeof(b));
+	memset(&seen, 0, sizeof(seen));
+	rs = 0xba7c4ed;
+	for (s = 0; s < sets; s++) {
+		int other = s % 8 == 7, hooks = 0;
+		struct choke_config c = other ? batch_config_other(s / 8 % 8, &hooks) :
+						batch_config_eligible(rbelow(3) == 0);
+		uint32_t i, n = (tl_quick ? 150 : 500) + rbelow(400);
+		uint32_t nflows = (uint32_t[]){ 1, 2, 5, 30, 1000 }[rbelow(5)];
+		uint32_t heavy_share = rbelow(90), len_mode = rbelow(3);
+		uint32_t phase = 0, phase_left = 0;
+
+		others += other;
+		flow_spread = c.protect != 0;
+		batch_init(&p, &b, &c, 11000 + s, hooks);
+		b.eligible = !other;
+		for (i = 0; i < n && !p.bad; i++) {
+			uint32_t dice = rbelow(1000);
+
+			p.ops = i;
+			if (!phase_left) {
+				phase = rbelow(4); /* fill, drain, balanced, overload */
+				phase_left = 5 + rbelow(200);
+			}
+			phase_left--;
+			if (dice < 3 && chance(300000)) {
+				/* other thresholds, sometimes a larger limit:
+				 * the set stays what it was */
+				struct choke_config c2 = c;
+
+				c2.qth_min = rbelow(c2.qth_max + 1);
+				if (chance(300000) && !c2.limit_bytes)
+					c2.limit = c.limit + rbelow(c.limit + 1);
+				pair_change(&p, &c2);
+				c = c2;
+			} else if (dice < 5 && chance(100000)) {
+				pair_reset(&p);
+			} else if (dice < 60) {
+				/* time: short steps, sometimes an idle gap */
+				p.now += chance(100000) ? (uint64_t)r32() * (1 + rbelow(4000))
+							: rbelow(20000);
+			} else {
+				uint32_t enq_pm = phase == 0 ? 700 : phase == 1 ? 250 :
+						  phase == 2 ? 500 : 600;
+				uint32_t k = rbelow(4) ? 1 + rbelow(32) : rbelow(BATCH_MAX + 1);
+
+				if (rbelow(1000) < enq_pm)
+					batch_enqueue(&p, &b, k, nflows, heavy_share, len_mode);
+				else
+					batch_dequeue(&p, &b, k);
+				p.now += rbelow(40000);
+			}
+			compare_state(&p);
+		}
+		total += n;
+		if (!other) {
+			const struct ref_batch_seen *t = &p.m.bat;
+
+			seen.calls += t->calls;
+			seen.idle_starts += t->idle_starts;
+			seen.multi_chunk_calls += t->multi_chunk_calls;
+			for (i = 0; i < 3; i++) {
+				seen.chunks[i] += t->chunks[i];
+				seen.one_chunks[i] += t->one_chunks[i];
+			}
+			seen.one_empty += t->one_empty;
+			seen.one_tail_drops += t->one_tail_drops;
+			seen.matches += t->matches;
+			seen.early += t->early;
+			seen.forced += t->forced;
+			seen.prob_marks += t->prob_marks;
+			seen.forced_marks += t->forced_marks;
+			seen.holes_drawn += t->holes_drawn;
+			seen.no_excess += t->no_excess;
+			compactions += p.m.st.compactions;
+			wraps += p.m.st.wrap_avoided;
+		} else {
+			CHECK_EQ(p.m.bat.calls, 0); /* the model took them one by one */
+		}
+		pair_free(&p);
+	}
+	flow_spread = 0;
+	printf("     %" PRIu64 " steps over %u sets (%u not for the batched rule: %" PRIu64
+	       " calls, %" PRIu64 " victims); batched: %" PRIu64 " calls (%" PRIu64
+	       " ending an idle period, %" PRIu64 " of several chunks, %" PRIu64
+	       " with a short victim array), chunks below/between/above %" PRIu64 "/%" PRIu64
+	       "/%" PRIu64 ", one-arrival chunks %" PRIu64 "/%" PRIu64 "/%" PRIu64 " (%" PRIu64
+	       " on an empty span, %" PRIu64 " tail drops), %" PRIu64 " chunks between "
+	       "with no excess; %" PRIu64 " matches, %" PRIu64 " holes drawn, %" PRIu64
+	       " early drops, %" PRIu64 " forced drops, %" PRIu64 " early marks, %" PRIu64
+	       " forced marks, %" PRIu64 " compactions, %" PRIu64 " wraps avoided\n",
+	       total, sets, others, b.other_calls, b.other_victims, seen.calls, seen.idle_starts,
+	       seen.multi_chunk_calls, b.short_cap, seen.chunks[0], seen.chunks[1],
+	       seen.chunks[2], seen.one_chunks[0], seen.one_chunks[1], seen.one_chunks[2],
+	       seen.one_empty, seen.one_tail_drops, seen.no_excess, seen.matches,
+	       seen.holes_drawn, seen.early, seen.forced, seen.prob_marks, seen.forced_marks,
+	       compactions, wraps);
+	CHECK(seen.matches > 0 && seen.early > 0 && seen.forced > 0);
+	CHECK(seen.prob_marks > 0 && seen.forced_marks > 0);
+	CHECK(seen.holes_drawn > 0 && seen.one_tail_drops > 0 && seen.one_empty > 0);
+	CHECK(seen.chunks[0] > 0 && seen.chunks[1] > 0 && seen.chunks[2] > 0);
+	CHECK(seen.one_chunks[0] > 0 && seen.one_chunks[1] > 0 && seen.one_chunks[2] > 0);
+	CHECK(seen.idle_starts > 0 && seen.multi_chunk_calls > 0 && b.short_cap > 0);
+	CHECK_EQ(seen.idle_starts, b.idle_calls);
+	CHECK(b.other_calls > 0 && b.other_victims > 0 && b.emptied > 0);
+}
+
 const struct tl_test model_tests[] = {
 	{ "model/random-sequences", test_model_random_sequences },
 	{ "model/protect-sequences", test_model_protect_sequences },
 	{ "model/red-ext-sequences", test_model_red_ext_sequences },
 	{ "model/burst-sequences", test_model_burst_sequences },
+	{ "model/batch-sequences", test_model_batch_sequences },
 	{ "model/tc-parameter-sets", test_model_tc_parameter_sets },
 	{ "model/mainline-wraps-core-does-not", test_mainline_wraps_core_does_not },
 	{ NULL, NULL },

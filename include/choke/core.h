@@ -619,6 +619,24 @@ CHOKE_MUST_CHECK int choke_enqueue_burst(struct choke *q, void *const pkt[],
 					 uint32_t *nvictims);
 
 /*
+ * Batched CHOKe (docs/variants.md): the arguments, results and victim
+ * array of choke_enqueue_burst, but for plain CHOKe (kind choke, no
+ * variant, protect, sparse, byte mode or RED extension, the built-in
+ * generator, no same_flow hook) each chunk of up to 32 arrivals is decided
+ * from the queue as it stood when the chunk began: one draw per arrival
+ * among the slots queued then (a hole is no match; no retries), RED's
+ * region and probability from the chunk's first average. Not mainline's
+ * decisions; faster on the burst path. Any other configuration:
+ * choke_enqueue_burst (and its victim array: n * choke_victims_per_arrival).
+ */
+CHOKE_MUST_CHECK int choke_enqueue_burst_batched(struct choke *q, void *const pkt[],
+						 const uint32_t len[], const uint32_t flow[],
+						 const uint8_t pkt_flags[], uint32_t n,
+						 uint64_t now_ns, uint8_t outcome[],
+						 struct choke_victim victim[], uint32_t victim_cap,
+						 uint32_t *nvictims);
+
+/*
  * Take up to n packets from the head into pkt[] (their lengths into len[]
  * if len != NULL). Returns how many; fewer than n means the queue ran
  * empty, which starts an idle period at now_ns. Exactly n calls of

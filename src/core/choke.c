@@ -1712,6 +1712,262 @@ int choke_enqueue_burst(struct choke *q, void *const pkt[], const uint32_t len[]
 }
 
 /*
+ * Batched CHOKe (choke_enqueue_burst_batched, docs/variants.md). The
+ * arrivals are taken in chunks of up to CHOKE_BATCH_CHUNK, and a chunk's
+ * decisions are made from the queue as it stood when the chunk began:
+ *  - every arrival takes one random number and draws one slot among the
+ *    span of that queue; a hole, or a packet an earlier arrival of the
+ *    chunk took, is no match;
+ *  - RED's region (below min, between, above max) and its probability
+ *    are those of the average the chunk's first arrival sees; the average
+ *    itself still moves with every arrival, and the count and the
+ *    marks follow the arrivals in order, RED's random numbers after the
+ *    chunk's draws.
+ * The match is applied as data (no branch on its outcome), and between
+ * the thresholds RED's test is a compare of the count with a threshold
+ * computed at each mark, not a multiply per arrival.
+ */
+#define CHOKE_BATCH_CHUNK 32u
+enum { BATCH_BELOW, BATCH_BETWEEN, BATCH_ABOVE };
+
+#define BATCH_NEVER 0x7fffffff /* a count RED never reaches */
+
+/* The count at which RED marks, for this excess and qR: the first count
+ * c >= 1 with excess * c >= qR (BATCH_NEVER for a zero excess). */
+static inline int32_t batch_mark_at(uint64_t excess, uint32_t qR)
+{
+	uint32_t e, c;
+
+	if (!excess)
+		return BATCH_NEVER;
+	/* the excess is at most the limit in packets: 32 bits (a 32-bit
+	 * division, as the kernel wants) */
+	e = excess > 0xffffffffu ? 0xffffffffu : (uint32_t)excess;
+	c = qR / e + (qR % e != 0);
+	if (c < 1)
+		c = 1;
+	return c > BATCH_NEVER ? BATCH_NEVER : (int32_t)c;
+}
+
+/* live: the span held anything when the chunk began; room: no arrival of
+ * the chunk can meet the limit or the ring's end (burst_has_room), else
+ * the chunk is one arrival. Arrivals i0 .. i0 + n - 1 of the call. */
+static inline __attribute__((__always_inline__)) uint32_t
+enqueue_batch_chunk(struct choke *q, void *const pkt[], const uint32_t len[],
+		    const uint32_t flow[], const uint8_t pkt_flags[], uint32_t i0, uint32_t n,
+		    uint8_t outcome[], struct choke_victim *vp, const bool room, const bool live,
+		    const int region)
+{
+	struct choke_slot *const tab = q->tab, *const tab_end = tab + q->mask + 1;
+	struct choke_slot *ts = tab + q->tail;
+	struct choke_victim *const v0 = vp;
+	/* each draw's slot, its lowest bit set if the slot's flow is the
+	 * arrival's (slots are at least 8-byte aligned) */
+	uintptr_t cand[CHOKE_BATCH_CHUNK];
+	const uint32_t end = i0 + n;
+	const bool draw = live && region != BATCH_BELOW;
+	uint32_t head = q->head, qlen = q->qlen, i;
+	uint64_t qavg = q->qavg, st = q->rng_state, bytes = 0, gone = 0, excess = 0;
+	int32_t qcount = q->qcount, mark_at = 0;
+
+	{
+		const uint32_t mask = q->mask, span = (q->tail - head) & mask;
+		const uint64_t inc = q->rng_inc;
+
+		for (i = i0; i < end; i++) {
+			const struct choke_slot *s =
+				&tab[(head + (uint32_t)(((uint64_t)pcg32_next(&st, inc) * span) >> 32)) &
+				     mask];
+
+			bytes += len[i];
+			cand[i - i0] = (uintptr_t)s | (draw && s->flow == flow[i]);
+		}
+	}
+	if (draw)
+		q->stats.draws += n;
+	if (region == BATCH_BETWEEN) {
+		excess = (red_avg_busy(qavg, q->Wlog, qlen) - q->qth_min) >> q->Wlog;
+		/* qcount < mark_at holds between arrivals: a count already at
+		 * the mark marks the next unmatched arrival */
+		if (qcount < 0) {
+			mark_at = 0;
+		} else {
+			/* a count of 2^31 - 1 (2^31 arrivals without a mark,
+			 * only through choke_enqueue) is taken as one less */
+			if (qcount >= BATCH_NEVER)
+				qcount = BATCH_NEVER - 1;
+			mark_at = batch_mark_at(excess, q->qR);
+			if (mark_at <= qcount)
+				mark_at = qcount + 1;
+		}
+	}
+	for (i = i0; i < end; i++) {
+		const uint32_t l = len[i];
+		uintptr_t m = 0;
+		uint8_t out = CHOKE_QUEUED;
+
+		qavg = red_avg_busy(qavg, q->Wlog, qlen);
+		if (region == BATCH_BELOW) {
+			qcount = -1;
+			goto admit;
+		}
+		if (live) {
+			const uintptr_t c = cand[i - i0];
+			struct choke_slot *s = (struct choke_slot *)(c & ~(uintptr_t)1);
+			void *sp = s->pkt;
+
+			m = c & (uintptr_t)(sp != NULL);
+			__asm__("" : "+r"(m)); /* no branch on it */
+			vp->pkt = sp;
+			vp->len = s->len;
+			vp->arrival = i;
+			vp += m;
+			s->pkt = (void *)((uintptr_t)sp & (m - 1u));
+			gone += ((uint64_t)l + s->len) & (0u - (uint64_t)m);
+			/* the draws are from the chunk's first span: head moves
+			 * past a victim on it at the chunk's end, or here if the
+			 * chunk is one arrival (its admission may compact) */
+			if (!room && unlikely(s == &tab[head]) && m)
+				head = ring_next_head(tab, q->mask, (uint32_t)(ts - tab), head);
+		}
+		if (region == BATCH_ABOVE) {
+			if (m)
+				goto admit;
+			qcount = -1;
+			q->stats.overlimits++;
+			if ((q->flags & CHOKE_FLAG_HARDDROP) || !(q->flags & CHOKE_FLAG_ECN) ||
+			    !pkt_flags || !(pkt_flags[i] & CHOKE_PKT_ECN_CAPABLE)) {
+				q->stats.forced_drop++;
+				q->stats.drops++;
+				gone += l;
+				outcome[i] = CHOKE_DROP_FORCED;
+				continue;
+			}
+			q->stats.forced_mark++;
+			out = CHOKE_QUEUED_MARKED;
+			goto admit;
+		}
+		qcount += (int32_t)(m ^ 1u); /* < mark_at <= 2^31 - 1 before */
+		if (unlikely(qcount >= mark_at)) {
+			/* m is 0: a match leaves the count below mark_at */
+			q->qR = pcg32_next(&st, q->rng_inc) / q->max_P_div;
+			mark_at = batch_mark_at(excess, q->qR);
+			if (qcount == 0)
+				goto admit;
+			qcount = 0;
+			q->stats.overlimits++;
+			if (!(q->flags & CHOKE_FLAG_ECN) || !pkt_flags ||
+			    !(pkt_flags[i] & CHOKE_PKT_ECN_CAPABLE)) {
+				q->stats.prob_drop++;
+				q->stats.drops++;
+				gone += l;
+				outcome[i] = CHOKE_DROP_EARLY;
+				continue;
+			}
+			q->stats.prob_mark++;
+			out = CHOKE_QUEUED_MARKED;
+		}
+admit:
+		if (!room && !m) {
+			uint32_t t = (uint32_t)(ts - tab);
+
+			if (!burst_admit_checks(q, qlen, head, &t)) {
+				gone += l;
+				outcome[i] = CHOKE_DROP_LIMIT;
+				continue;
+			}
+			ts = tab + t;
+		}
+		ts->pkt = pkt[i];
+		ts->len = l;
+		ts->flow = flow[i];
+		ts += 1 - m;
+		if (unlikely(ts == tab_end))
+			ts = tab;
+		qlen += 1 - 2 * (uint32_t)m;
+		outcome[i] = (uint8_t)(out + m * CHOKE_DROP_MATCH);
+	}
+	ts->pkt = NULL; /* an arrival dropped by a match was written there */
+	q->tail = (uint32_t)(ts - tab);
+	if (room && tab[head].pkt == NULL && head != q->tail)
+		head = ring_next_head(tab, q->mask, q->tail, head);
+	q->head = head;
+	q->qlen = qlen;
+	q->backlog += bytes - gone;
+	q->qavg = qavg;
+	q->qcount = qcount;
+	q->rng_state = st;
+	q->stats.offered_pkts += n;
+	q->stats.offered_bytes += bytes;
+	n = (uint32_t)(vp - v0);
+	q->stats.matched += n;
+	q->stats.match_victims += n;
+	q->stats.drops += 2 * (uint64_t)n;
+	return n;
+}
+
+/* The region of the average the next arrival sees. */
+static inline int batch_region(const struct choke *q)
+{
+	uint64_t avg = red_avg_busy(q->qavg, q->Wlog, q->qlen);
+
+	if (avg <= q->qth_min)
+		return BATCH_BELOW;
+	return avg > q->qth_max ? BATCH_ABOVE : BATCH_BETWEEN;
+}
+
+#define BATCH_CHUNK_CALL(c, room, live, region)                                              \
+	enqueue_batch_chunk(q, pkt, len, flow, pkt_flags, i, c, outcome, victim + nv, room, \
+			    live, region)
+
+int choke_enqueue_burst_batched(struct choke *q, void *const pkt[], const uint32_t len[],
+				const uint32_t flow[], const uint8_t pkt_flags[], uint32_t n,
+				uint64_t now_ns, uint8_t outcome[], struct choke_victim victim[],
+				uint32_t victim_cap, uint32_t *nvictims)
+{
+	uint32_t nv = 0, i = 0;
+
+	if (q->kind != CHOKE_KIND_CHOKE || q->variant || q->protect || q->sparse ||
+	    q->bytes_mode || q->red_ext || q->ops.random_u32 || q->ops.same_flow)
+		return choke_enqueue_burst(q, pkt, len, flow, pkt_flags, n, now_ns, outcome,
+					   victim, victim_cap, nvictims);
+	*nvictims = 0;
+	if (n > victim_cap)
+		return CHOKE_EINVAL;
+	if (!n)
+		return 0;
+	/* an idle period ends at the first arrival (the queue is empty:
+	 * nothing to draw; RED's average after the idle time) */
+	if (unlikely(q->idle)) {
+		nv = enqueue_burst_any(q, pkt, len, flow, pkt_flags, 0, 1, now_ns, outcome,
+				       victim, 0);
+		i = 1;
+	}
+	while (i < n) {
+		uint32_t c = n - i < CHOKE_BATCH_CHUNK ? n - i : CHOKE_BATCH_CHUNK;
+		const bool live = q->head != q->tail;
+		const int region = batch_region(q);
+
+		if (likely(live && burst_has_room(q, c))) {
+			if (likely(region == BATCH_BETWEEN))
+				nv += BATCH_CHUNK_CALL(c, true, true, BATCH_BETWEEN);
+			else if (region == BATCH_BELOW)
+				nv += BATCH_CHUNK_CALL(c, true, true, BATCH_BELOW);
+			else
+				nv += BATCH_CHUNK_CALL(c, true, true, BATCH_ABOVE);
+		} else {
+			/* nothing to draw from, or the limit or the ring's end
+			 * within reach: one arrival */
+			c = 1;
+			nv += BATCH_CHUNK_CALL(1, false, live, region);
+		}
+		i += c;
+	}
+	*nvictims = nv;
+	return 0;
+}
+
+/*
  * m (1 <= m <= qlen) packets from the head of a span with holes. The
  * slots are walked in order and each one's packet is written at pkt[k],
  * k advancing only past a packet: no branch on whether a slot is a hole

@@ -458,9 +458,9 @@ static inline void protect_interval_end(struct choke *q, uint64_t now_ns)
 	protect_unresponsive(q);
 	/* the drain: the delay standing above the goal, as a fraction of the
 	 * time to drain it in, is taken off every allowance (at most half)
-	 * until the next interval; none if the link idled */
+	 * until the next interval; none if the link idled (not congested) */
 	q->pr.drain = 0;
-	if (d > q->pr.goal_ns && !q->pr.idle_ns) {
+	if (congested) {
 		uint64_t cut = protect_div64((d - q->pr.goal_ns) << 8, PROTECT_DRAIN_NS);
 
 		q->pr.drain = cut > PROTECT_DRAIN_MAX ? PROTECT_DRAIN_MAX : (uint8_t)cut;
