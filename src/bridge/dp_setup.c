@@ -157,11 +157,21 @@ int dp_init(struct dp_dir *d, const struct dp_config *cfg, uint64_t now,
 	}
 	if (d->backend == DP_XDP) {
 		/* the UMEM is the packet memory: a table entry per frame */
+		size_t bytes = (size_t)d->x->nframes * sizeof(*d->umeta), off;
+
 		d->umeta = calloc(d->x->nframes, sizeof(*d->umeta));
 		if (!d->umeta) {
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
+		/* a large calloc is fresh zero pages, each first written
+		 * when its frames first come round the free list: touched
+		 * now, as the AF_PACKET pool is, so that the data path takes
+		 * no page fault on them and the bridge's memory does not
+		 * creep up over its first seconds (a volatile store: the
+		 * compiler may not drop it as redundant) */
+		for (off = 0; off < bytes; off += 4096)
+			((volatile uint8_t *)d->umeta)[off] = 0;
 	} else if (dp_pool_grow(d, d->prm.cfg.limit + DP_POOL_SLACK)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
