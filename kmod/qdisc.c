@@ -368,11 +368,23 @@ static struct sk_buff *libchoke_dequeue(struct Qdisc *sch)
 {
 	struct libchoke_sched *q = qdisc_priv(sch);
 	struct sk_buff *skb;
+	u64 now;
 
-	skb = choke_dequeue(&q->core, choke_dequeue_needs_time(&q->core) ?
-			    ktime_get_ns() : 0, NULL);
+	/* with `target`, an idle queue: nothing to take, no clock to read
+	 * (the dequeue that emptied it started the idle period, below) */
+	if (q->cfg.target_us && q->core.idle && !choke_qlen(&q->core))
+		return NULL;
+	now = choke_dequeue_needs_time(&q->core) ? ktime_get_ns() : 0;
+	skb = choke_dequeue(&q->core, now, NULL);
 	if (!skb)
 		return NULL;
+	/* With `target` every departure reads the clock; the one that
+	 * empties the queue also starts its idle period, at the time it
+	 * read. The empty peek (tbf) or dequeue that comes next, a moment
+	 * later, would start it there with a clock read of its own: at a
+	 * short queue one more read per packet. */
+	if (q->cfg.target_us && !choke_qlen(&q->core))
+		choke_dequeue(&q->core, now, NULL);
 	libchoke_sync(sch, q);
 	qdisc_bstats_update(sch, skb);
 	return skb;
@@ -399,8 +411,9 @@ static struct sk_buff *libchoke_peek(struct Qdisc *sch)
 	struct sk_buff *skb = choke_lane_len(&q->core) ? choke_peek(&q->core) :
 			      choke_span(&q->core) ? choke_slot_at(&q->core, 0)->pkt : NULL;
 
-	/* with `target` protect also wants to know the link idled */
-	if (!skb && choke_dequeue_needs_time(&q->core) &&
+	/* with `target` protect also wants to know the link idled (once:
+	 * an idle queue stays idle until an arrival) */
+	if (!skb && !q->core.idle && choke_dequeue_needs_time(&q->core) &&
 	    (q->cfg.target_us ||
 	     choke_qavg_scaled(&q->core) > ((u64)q->cfg.qth_min << q->cfg.Wlog)))
 		choke_dequeue(&q->core, ktime_get_ns(), NULL);
