@@ -6,8 +6,10 @@
 # plugin q_chokeplus.so adds it, shows it (text and JSON), changes it in
 # place; the module refuses malformed options with a message each (sent
 # by choke-nl, which tc's plugin never sends); floods under protect are
-# held near their fair share and its drops are counted; choke and chokeplus
-# run side by side; mq with a chokeplus per transmit queue of a 4-queue
+# held near their fair share and its drops are counted; a light flow's ping
+# stays short under `target`, and a lone flood beside light flows gets the
+# link they leave (the idle time the module measures under tbf); choke and
+# chokeplus run side by side; mq with a chokeplus per transmit queue of a 4-queue
 # veth (guest-mq.sh); the module unloads clean.
 #
 # Environment: CHOKE_RUN, CHOKE_KMOD (sch_libchoke.ko), CHOKE_TC_LIB (the
@@ -239,6 +241,44 @@ print("ping p50 %.1f ms max %.1f ms over %d, TCP %.3f of the link; lane %d, prot
     p50, rtts[-1], len(rtts), tcp_share, q["lane"], q["protect"]))
 PY
 if [ $? = 0 ]; then ok "target-sparse: $(cat "$RUN/cp-traffic2")"; else bad target-sparse "$(tail -3 "$RUN/cp-traffic2")"; fi
+# --- the same words with one flood beside four light flows and nothing else:
+# the light flows want a twentieth of the link, so the flood's cap (the
+# equal split, a fifth) leaves the link idle until protect's room grows, and
+# the room grows only with idle time measured. Under tbf nothing dequeues an
+# empty child: the module starts the idle period at the dequeue that empties
+# the queue (or at the first empty peek). Without either the flood had 0.21
+# of the link from the third second on (a module with both removed); with
+# them, 0.76.
+for p in $(ip netns pids s) $(ip netns pids c); do kill "$p" 2>/dev/null; done
+sleep 1
+C tc qdisc del dev c0 root
+C tc qdisc add dev c0 root handle 1: tbf rate 4mbit burst 10kb latency 300ms
+C tc qdisc add dev c0 parent 1:1 handle 10: chokeplus limit 1000 bandwidth 4mbit \
+	protect target 5ms sparse
+S iperf3 -s -1 -p 5202 -J >/dev/null 2>&1 &
+S iperf3 -s -1 -p 5203 >/dev/null 2>&1 &
+sleep 1
+C timeout $((SECS + 40)) iperf3 -c 10.9.0.2 -p 5203 -u -b 50k -P 4 -l 200 \
+	-t $((SECS + 4)) >"$RUN/cp-light3.txt" 2>&1 &
+light=$!
+C timeout $((SECS + 40)) iperf3 -c 10.9.0.2 -p 5202 -u -b 8M -l 1000 -w 2M \
+	-t "$SECS" -J --get-server-output >"$RUN/cp-udp3.json" 2>&1
+wait $light
+C tc -s -j qdisc show dev c0 >"$RUN/cp-stats3.json" 2>&1
+python3 - "$RUN/cp-udp3.json" "$RUN/cp-stats3.json" <<'PY' >"$RUN/cp-traffic3" 2>&1
+import json, sys
+u = json.load(open(sys.argv[1]))
+iv = [i["sum"] for i in u["server_output_json"]["intervals"]]
+late = [i for i in iv if i["start"] >= 2]
+share = sum(i["bytes"] * 8 for i in late) / sum(i["seconds"] for i in late) / 4e6
+q = [x for x in json.load(open(sys.argv[2])) if x["kind"] == "chokeplus"][0]
+# the equal split would be 0.2; the light flows leave about 0.95
+assert share >= 0.5, "the flood had %.3f of the link from the third second on" % share
+assert q["protect"] > 0, q
+print("the flood %.3f of the link from the third second on (equal split 0.2); protect %d" % (
+    share, q["protect"]))
+PY
+if [ $? = 0 ]; then ok "target-idle: $(cat "$RUN/cp-traffic3")"; else bad target-idle "$(tail -3 "$RUN/cp-traffic3")"; fi
 for p in $(ip netns pids s) $(ip netns pids c); do kill "$p" 2>/dev/null; done
 sleep 1
 ip netns del c; ip netns del s
