@@ -122,6 +122,16 @@ g hosts.json sim $M --set tcp_flows=19 --set tcp_hosts=16,1,1,1 --set udp_flows=
 g hosts.txt sim $M --set tcp_flows=8 --set tcp_hosts=5,2,1 --set light_flows=1 --set light_rtt=1
 g hosts-srchost.json sim $M --set tcp_flows=19 --set tcp_hosts=16,1,1,1 --set udp_flows=1 --qdisc 'choke limit 300 min 25 max 50 protect srchost' --json
 g groups.sweep.json sim $M --set light_flows=1 --sweep udp_flows=1,4 --qdisc choke --json --jobs 2
+# protect's short queue (docs/variants.md): target, the light lane, the
+# room beside light flows, hosts with ECN, mixed round trips; sparse under
+# RED's thresholds
+T='choke limit 1000 protect target 5ms sparse'
+g target.json sim $M --set udp_flows=4 --qdisc "$T" --json
+g target-room.txt sim $M --set tcp_flows=0 --set udp_flows=1 --set udp_rate=1.6c --set light_flows=20 --set light_rate=200kbit --set light_kind=cbr --qdisc "$T"
+g target-hosts-ecn.json sim $M --set tcp_flows=19 --set tcp_hosts=16,1,1,1 --set udp_flows=1 --set tcp_ecn=1 --set udp_ecn=1 --qdisc 'choke limit 1000 protect srchost target 5ms sparse ecn' --json
+g target-rtt.csv sim $M --set bottleneck_rate=10mbit --set tcp_flows=16 --set tcp_access_delay=1ms..109ms --set udp_flows=1 --qdisc "$T" --csv
+g sparse.txt sim $M --set udp_flows=2 --set light_flows=2 --qdisc 'choke limit 300 min 25 max 50 protect sparse'
+g sparse-noprotect.txt sim $M --set udp_flows=2 --set light_flows=2 --qdisc 'choke limit 300 min 25 max 50 sparse'
 
 # sweeps: log, linear, lists, an integer key, a time key, one discipline,
 # and in parallel (the same output)
