@@ -1222,8 +1222,8 @@ enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id
 	return outcome < 0 ? CHOKE_QUEUED : (enum choke_outcome)outcome;
 }
 
-/* The two instances, each a function of its own: the callers below then
- * only test and jump, and save no registers for the path not taken. */
+/* The instance with protect, a function of its own; the one without is
+ * inline in the two entry points below, as the only path was before. */
 __attribute__((__noinline__)) static enum choke_outcome
 enqueue_protect(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id,
 		unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
@@ -1231,19 +1231,12 @@ enqueue_protect(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_
 	return enqueue_one(q, pkt, len, flow, id, pkt_flags, now_ns, v, true);
 }
 
-__attribute__((__noinline__)) static enum choke_outcome
-enqueue_plain(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id,
-	      unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
-{
-	return enqueue_one(q, pkt, len, flow, id, pkt_flags, now_ns, v, false);
-}
-
 enum choke_outcome choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
 				 unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
 {
 	if (unlikely(q->protect))
 		return enqueue_protect(q, pkt, len, flow, flow, pkt_flags, now_ns, v);
-	return enqueue_plain(q, pkt, len, flow, flow, pkt_flags, now_ns, v);
+	return enqueue_one(q, pkt, len, flow, flow, pkt_flags, now_ns, v, false);
 }
 
 enum choke_outcome choke_enqueue_as(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
@@ -1252,7 +1245,7 @@ enum choke_outcome choke_enqueue_as(struct choke *q, void *pkt, uint32_t len, ui
 {
 	if (unlikely(q->protect))
 		return enqueue_protect(q, pkt, len, flow, id, pkt_flags, now_ns, v);
-	return enqueue_plain(q, pkt, len, flow, id, pkt_flags, now_ns, v);
+	return enqueue_one(q, pkt, len, flow, id, pkt_flags, now_ns, v, false);
 }
 
 /* A mark the host could not set becomes the drop a packet that is not
