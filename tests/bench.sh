@@ -134,5 +134,28 @@ for bad_args in "BRIDGE_RATE_MBIT=x --table 1" "BRIDGE_RATE_MBIT=0 --table 1" \
 	else bad "bridge-protect-refuses $bad_args" "status $st: $(cat "$tmp/err")"; fi
 done
 
+# bench/ir_path.c (bench/ir-path.sh counts its instructions): builds
+# against this build's library and passes every packet of a short queue
+# (nothing queues), refuses bad words and a bad count
+lib=$(dirname "$BENCH")/libchoke.a
+src=$(dirname "$0")/../bench/ir_path.c
+inc=$(dirname "$0")/../include
+if ${CC:-cc} -std=gnu11 -O2 -I"$inc" -o "$tmp/ir_path" "$src" "$lib" -lm 2>"$tmp/err" ||
+	${CC:-cc} -std=gnu11 -O2 -fsanitize=address,undefined -I"$inc" -o "$tmp/ir_path" "$src" "$lib" -lm 2>"$tmp/err"; then
+	for w in "limit 1000 protect target 5ms sparse bandwidth 10gbit" \
+		"limit 1000 min 100 max 300 avpkt 100 burst 200 bandwidth 10gbit probability 0.02 protect"; do
+		st=$(run "$tmp/ir_path" "$w" 5000)
+		if [ "$st" = 0 ] && [ "$(cat "$tmp/out")" = "5000 of 5000 sent" ]; then ok "ir-path $w"
+		else bad "ir-path $w" "status $st: $(cat "$tmp/out" "$tmp/err")"; fi
+	done
+	for args in "limit 1000 frobnicate|10" "limit 1000|0" "limit 1000|x"; do
+		st=$(run "$tmp/ir_path" "${args%|*}" "${args#*|}")
+		if [ "$st" = 2 ] && [ ! -s "$tmp/out" ] && [ -s "$tmp/err" ]; then ok "ir-path-refuses $args"
+		else bad "ir-path-refuses $args" "status $st: $(cat "$tmp/out" "$tmp/err")"; fi
+	done
+else
+	bad ir-path-builds "$(tail -3 "$tmp/err")"
+fi
+
 echo "bench: $n tests, $fails failed"
 [ $fails = 0 ]

@@ -565,7 +565,8 @@ static void protect_configure(struct choke *q, uint16_t old_protect, uint64_t ol
  * untracked flow is entered when the sample falls on it. Returns the
  * flow's entry or PROTECT_NONE.
  */
-static inline uint32_t protect_account(struct choke *q, uint32_t flow, uint32_t len)
+static inline __attribute__((__always_inline__)) uint32_t
+protect_account(struct choke *q, uint32_t flow, uint32_t len)
 {
 	uint32_t h = protect_mix(flow), e = q->pr.hint[flow & 255];
 
@@ -614,7 +615,8 @@ static inline bool protect_congested(const struct choke *q)
  */
 enum { PROTECT_ADMIT, PROTECT_MARK, PROTECT_DROP };
 
-static inline int protect_verdict(struct choke *q, uint32_t e, unsigned pkt_flags)
+static inline __attribute__((__always_inline__)) int
+protect_verdict(struct choke *q, uint32_t e, unsigned pkt_flags)
 {
 	uint64_t allow, r;
 	uint32_t lg;
@@ -662,7 +664,8 @@ static inline int protect_verdict(struct choke *q, uint32_t e, unsigned pkt_flag
 
 /* Every departure of len bytes at now_ns: the clock, the ends of a
  * window and of a step. */
-static inline void protect_departure(struct choke *q, uint32_t len, uint64_t now_ns)
+static inline __attribute__((__always_inline__)) void
+protect_departure(struct choke *q, uint32_t len, uint64_t now_ns)
 {
 	uint64_t was = q->pr.clock;
 
@@ -962,11 +965,11 @@ __attribute__((__noinline__)) static int choke_match_variant(struct choke *q,
 /* CHOKe's decision (sch_choke.c choke_enqueue before admission).
  * Returns -1 to admit unmarked, CHOKE_QUEUED_MARKED to admit marked, or a
  * drop outcome. */
-static inline int choke_decide(struct choke *q, uint32_t flow, uint32_t id, const void *pkt,
-			       uint32_t len, unsigned pkt_flags, uint32_t pe,
-			       struct choke_verdict *v)
+static inline __attribute__((__always_inline__)) int
+choke_decide(struct choke *q, uint32_t flow, uint32_t id, const void *pkt, uint32_t len,
+	     unsigned pkt_flags, uint32_t pe, struct choke_verdict *v, const bool prot)
 {
-	if (unlikely(q->protect)) {
+	if (prot) {
 		int pv = protect_verdict(q, pe, pkt_flags);
 
 		if (pv == PROTECT_DROP) {
@@ -1034,7 +1037,7 @@ static inline int choke_decide(struct choke *q, uint32_t flow, uint32_t id, cons
 	return CHOKE_QUEUED_MARKED;
 matched:
 	/* a match is evidence that the flow is heavy: enter it */
-	if (unlikely(q->protect) && pe == PROTECT_NONE)
+	if (prot && pe == PROTECT_NONE)
 		(void)protect_insert(q, id, len);
 	return CHOKE_DROP_MATCH;
 }
@@ -1103,13 +1106,13 @@ static inline bool lane_takes(const struct choke *q, uint32_t flow, uint32_t len
 /* `sparse`: an arrival for the lane. protect and the limit apply, CHOKe's
  * draw and RED do not (its flow has nothing queued to match, and it does
  * not make the queue). */
-__attribute__((__noinline__)) static enum choke_outcome
+static inline __attribute__((__always_inline__)) enum choke_outcome
 lane_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t pe,
-	     unsigned pkt_flags)
+	     unsigned pkt_flags, const bool prot)
 {
 	struct choke_slot *s;
 
-	int pv = q->protect ? protect_verdict(q, pe, pkt_flags) : PROTECT_ADMIT;
+	int pv = prot ? protect_verdict(q, pe, pkt_flags) : PROTECT_ADMIT;
 
 	if (pv == PROTECT_DROP) {
 		q->stats.protect_drop++;
@@ -1137,9 +1140,21 @@ lane_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t p
 	return CHOKE_QUEUED;
 }
 
+/* The lane without protect: out of the queue's way. */
+__attribute__((__noinline__)) static enum choke_outcome
+lane_enqueue_plain(struct choke *q, void *pkt, uint32_t len, uint32_t flow)
+{
+	return lane_enqueue(q, pkt, len, flow, PROTECT_NONE, 0, false);
+}
+
+/*
+ * One arrival. prot is a constant: q->protect's truth, which the two
+ * callers below know. The instance without protect has none of its code;
+ * the one with it has protect's steps inline, not as calls.
+ */
 static inline __attribute__((__always_inline__)) enum choke_outcome
 enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id,
-	    unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
+	    unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v, const bool prot)
 {
 	int outcome = -1;
 	struct choke_slot *s;
@@ -1155,7 +1170,7 @@ enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id
 		if (q->kind == CHOKE_KIND_CHOKE) {
 			uint32_t pe = PROTECT_NONE;
 
-			if (unlikely(q->protect)) {
+			if (prot) {
 				if (q->pr.target_ns) {
 					protect_tick(q, now_ns);
 					if (q->pr.probe != PROTECT_NONE &&
@@ -1171,8 +1186,9 @@ enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id
 			if (unlikely(q->sparse) && lane_takes(q, flow, len) &&
 			    (pe == PROTECT_NONE || q->protect_by ||
 			     q->pr.e[pe].rate <= q->pr.fair >> 1))
-				return lane_enqueue(q, pkt, len, flow, pe, pkt_flags);
-			outcome = choke_decide(q, flow, id, pkt, len, pkt_flags, pe, v);
+				return prot ? lane_enqueue(q, pkt, len, flow, pe, pkt_flags, true) :
+					      lane_enqueue_plain(q, pkt, len, flow);
+			outcome = choke_decide(q, flow, id, pkt, len, pkt_flags, pe, v, prot);
 		} else
 			outcome = red_decide(q, len, pkt_flags);
 		if (outcome > CHOKE_QUEUED_MARKED) /* -1 admits unmarked */
@@ -1192,7 +1208,7 @@ enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id
 	 * limit + 1 slots and costs O(1) amortised per hole. */
 	if (unlikely(choke_span(q) == q->mask))
 		ring_compact(q);
-	if (unlikely(q->pr.target_ns))
+	if (prot && unlikely(q->pr.target_ns))
 		probe_arrival(q, q->tail, now_ns);
 	if (unlikely(q->sparse))
 		q->occ[occ_bin(flow)]++;
@@ -1206,17 +1222,30 @@ enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id
 	return outcome < 0 ? CHOKE_QUEUED : (enum choke_outcome)outcome;
 }
 
+/* The instance with protect, a function of its own; the one without is
+ * inline in the two entry points below, as the only path was before. */
+__attribute__((__noinline__)) static enum choke_outcome
+enqueue_protect(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id,
+		unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
+{
+	return enqueue_one(q, pkt, len, flow, id, pkt_flags, now_ns, v, true);
+}
+
 enum choke_outcome choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
 				 unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
 {
-	return enqueue_one(q, pkt, len, flow, flow, pkt_flags, now_ns, v);
+	if (unlikely(q->protect))
+		return enqueue_protect(q, pkt, len, flow, flow, pkt_flags, now_ns, v);
+	return enqueue_one(q, pkt, len, flow, flow, pkt_flags, now_ns, v, false);
 }
 
 enum choke_outcome choke_enqueue_as(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
 				    uint32_t id, unsigned pkt_flags, uint64_t now_ns,
 				    struct choke_verdict *v)
 {
-	return enqueue_one(q, pkt, len, flow, id, pkt_flags, now_ns, v);
+	if (unlikely(q->protect))
+		return enqueue_protect(q, pkt, len, flow, id, pkt_flags, now_ns, v);
+	return enqueue_one(q, pkt, len, flow, id, pkt_flags, now_ns, v, false);
 }
 
 /* A mark the host could not set becomes the drop a packet that is not

@@ -470,16 +470,10 @@ static inline void protect_interval_end(struct choke *q, uint64_t now_ns)
 	q->pr.step_ns = now_ns;
 }
 
-/* `target`: the clock is time (units of 2^PROTECT_TIME_SHIFT ns): brought
- * to now at every arrival and departure; the ends of intervals, steps and
- * windows that passed. */
-static inline void protect_tick(struct choke *q, uint64_t now_ns)
+/* protect_tick()'s ends, when one passed: the clock moved from was to c. */
+__attribute__((__noinline__)) static void protect_tick_ends(struct choke *q, uint64_t was,
+							    uint64_t c, uint64_t now_ns)
 {
-	uint64_t was = q->pr.clock, c = now_ns >> PROTECT_TIME_SHIFT;
-
-	if (c <= was)
-		return;
-	q->pr.clock = c;
 	if (now_ns - q->pr.step_ns >= PROTECT_INTERVAL_NS)
 		protect_interval_end(q, now_ns);
 	if (!((was ^ c) >> PROTECT_STEP_LOG))
@@ -487,6 +481,21 @@ static inline void protect_tick(struct choke *q, uint64_t now_ns)
 	if ((was ^ c) >> CHOKE_PROTECT_WINDOW_LOG)
 		protect_window_end_time(q, now_ns);
 	protect_step_end(q, now_ns);
+}
+
+/* `target`: the clock is time (units of 2^PROTECT_TIME_SHIFT ns): brought
+ * to now at every arrival and departure; the ends of intervals, steps and
+ * windows that passed. Inline only the test that most calls end at. */
+static inline __attribute__((__always_inline__)) void protect_tick(struct choke *q,
+								   uint64_t now_ns)
+{
+	uint64_t was = q->pr.clock, c = now_ns >> PROTECT_TIME_SHIFT;
+
+	if (c <= was)
+		return;
+	q->pr.clock = c;
+	if (now_ns - q->pr.step_ns >= PROTECT_INTERVAL_NS || (was ^ c) >> PROTECT_STEP_LOG)
+		protect_tick_ends(q, was, c, now_ns);
 }
 
 #endif /* CHOKE_CORE_PROTECT_H */
