@@ -11,6 +11,7 @@
  *
  *   ir_path 'WORDS' N     (WORDS: the library's, as `choke params` takes)
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,18 +27,28 @@ int main(int argc, char **argv)
 	struct choke q;
 	unsigned long sent = 0;
 	uint64_t now = 1000000000ull;
-	long i, n;
+	long i, n = 0;
 	int nw = 0;
 	void *ring;
-	char *t;
+	char *t, *end = NULL;
 
-	if (argc != 3 || strlen(argv[1]) >= sizeof(buf) || (n = atol(argv[2])) <= 0) {
-		fprintf(stderr, "usage: ir_path 'WORDS' N\n");
+	if (argc == 3) {
+		errno = 0;
+		n = strtol(argv[2], &end, 10);
+	}
+	if (argc != 3 || strlen(argv[1]) >= sizeof(buf) || end == argv[2] || *end || errno ||
+	    n <= 0) {
+		fprintf(stderr, "usage: ir_path 'WORDS' N (N a whole number of packets, at least 1)\n");
 		return 2;
 	}
 	strcpy(buf, argv[1]);
-	for (t = strtok(buf, " "); t && nw < 64; t = strtok(NULL, " "))
+	for (t = strtok(buf, " "); t; t = strtok(NULL, " ")) {
+		if (nw == 64) {
+			fprintf(stderr, "ir_path: more than 64 words\n");
+			return 2;
+		}
 		words[nw++] = t;
+	}
 	if (choke_params_parse(nw, words, CHOKE_KIND_CHOKE, NULL, &p, err, sizeof(err))) {
 		fprintf(stderr, "ir_path: %s\n", err);
 		return 2;

@@ -148,7 +148,8 @@ if ${CC:-cc} -std=gnu11 -O2 -I"$inc" -o "$tmp/ir_path" "$src" "$lib" -lm 2>"$tmp
 		if [ "$st" = 0 ] && [ "$(cat "$tmp/out")" = "5000 of 5000 sent" ]; then ok "ir-path $w"
 		else bad "ir-path $w" "status $st: $(cat "$tmp/out" "$tmp/err")"; fi
 	done
-	for args in "limit 1000 frobnicate|10" "limit 1000|0" "limit 1000|x"; do
+	for args in "limit 1000 frobnicate|10" "limit 1000|0" "limit 1000|x" "limit 1000|10x" \
+		"$(printf 'limit 1000%.0s ' $(seq 40))|10"; do
 		st=$(run "$tmp/ir_path" "${args%|*}" "${args#*|}")
 		if [ "$st" = 2 ] && [ ! -s "$tmp/out" ] && [ -s "$tmp/err" ]; then ok "ir-path-refuses $args"
 		else bad "ir-path-refuses $args" "status $st: $(cat "$tmp/out" "$tmp/err")"; fi
