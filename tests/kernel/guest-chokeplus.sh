@@ -203,13 +203,19 @@ C tc qdisc add dev c0 parent 1:1 handle 10: chokeplus limit 300 min 25 max 50 ba
 # and a plain choke beside it, on the way back: the two ids at once
 S tc qdisc add dev s0 root handle 1: tbf rate 4mbit burst 10kb latency 300ms
 S tc qdisc add dev s0 parent 1:1 handle 10: choke limit 300 min 25 max 50 bandwidth 4mbit
-traffic_run() {
+# floods JSON: the servers of a TCP and a flood case (5201, 5202), then 4 UDP
+# floods at twice the link in all (1000-byte datagrams) in the background
+# ($udp), their server's intervals to JSON; TCP starts 3 s later
+floods() {
 	quiet s c
 	serve 5201 5202:json
 	C timeout $((SECS + 40)) iperf3 -c 10.9.0.2 -p 5202 -u -b 2000k -P 4 -l 1000 -w 2M \
-		-t $((SECS + 6)) -J --get-server-output >"$RUN/cp-udp.json" 2>&1 &
+		-t $((SECS + 6)) -J --get-server-output >"$1" 2>&1 &
 	udp=$!
 	sleep 3
+}
+traffic_run() {
+	floods "$RUN/cp-udp.json"
 	C timeout $((SECS + 30)) iperf3 -c 10.9.0.2 -p 5201 -P 8 -t "$SECS" -J >"$RUN/cp-tcp.json" 2>&1
 	wait $udp
 	C tc -s -j qdisc show dev c0 >"$RUN/cp-stats.json" 2>&1
@@ -250,12 +256,7 @@ else bad side-by-side "$(cat "$RUN/cp-back.txt")"; fi
 C tc qdisc change dev c0 parent 1:1 handle 10: chokeplus limit 1000 bandwidth 4mbit \
 	protect target 5ms sparse
 target_sparse_run() {
-	quiet s c
-	serve 5201 5202:json
-	C timeout $((SECS + 40)) iperf3 -c 10.9.0.2 -p 5202 -u -b 2000k -P 4 -l 1000 -w 2M \
-		-t $((SECS + 6)) -J --get-server-output >"$RUN/cp-udp2.json" 2>&1 &
-	udp=$!
-	sleep 3
+	floods "$RUN/cp-udp2.json"
 	C timeout $((SECS + 10)) ping -n -i 0.2 -W 2 -c $((SECS * 5 - 5)) 10.9.0.2 >"$RUN/cp-ping.txt" 2>&1 &
 	ping=$!
 	C timeout $((SECS + 30)) iperf3 -c 10.9.0.2 -p 5201 -P 8 -t "$SECS" -J >"$RUN/cp-tcp2.json" 2>&1
