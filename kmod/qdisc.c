@@ -297,7 +297,8 @@ static void libchoke_sync(struct Qdisc *sch, const struct libchoke_sched *q)
 
 /*
  * The queued packets a match took out (one, or with the draw variants up
- * to CHOKE_MAX_VICTIMS): every parent had counted them, so take them back
+ * to CHOKE_MAX_VICTIMS), or the head that a light flow's arrival pushed out
+ * at the limit (`sparse`): every parent had counted them, so take them back
  * (after our qlen is current, so an emptied class is noticed), then drop
  * each.
  */
@@ -346,10 +347,14 @@ static int libchoke_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	sch->qstats.overlimits = (u32)choke_get_stats(&q->core)->overlimits;
 
 	switch (r) {
-	case CHOKE_QUEUED:
-		return NET_XMIT_SUCCESS;
 	case CHOKE_QUEUED_MARKED:
 		INET_ECN_set_ce(skb);
+		fallthrough;
+	case CHOKE_QUEUED:
+		/* `sparse`: a light flow's arrival at the limit pushed the
+		 * head out */
+		if (unlikely(v.nvictims))
+			libchoke_drop_victims(sch, &v, to_free);
 		return NET_XMIT_SUCCESS;
 	case CHOKE_DROP_MATCH:
 		libchoke_drop_victims(sch, &v, to_free);

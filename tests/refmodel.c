@@ -1004,9 +1004,33 @@ static int red_rules(struct refq *m, uint32_t len, int ect)
 	return drop_arrival(m, CHOKE_DROP_EARLY);
 }
 
+/* `sparse`: at the limit a lane arrival pushes the queue's head out (a
+ * victim, counted as a limit drop), unless the queue holds no packet, or
+ * in byte mode the head's bytes would not make the arrival's room */
+static int lane_push_out(struct refq *m, uint32_t len, uint64_t now, struct choke_verdict *v)
+{
+	struct ref_slot h;
+
+	if (!ref_span(m) || m->qlen > m->cfg.limit)
+		return 0;
+	h = *ref_slot_at(m, 0);
+	if (m->cfg.limit_bytes && m->backlog - h.len + len > m->cfg.limit_bytes)
+		return 0;
+	v->victim[0] = h.pkt;
+	v->victim_len[0] = h.len;
+	v->nvictims = 1;
+	if (pop_head(m) && m->pr.target_ns)
+		pr_probe_passed(m, now);
+	m->qlen--;
+	m->backlog -= h.len;
+	m->st.pdrop++;
+	m->st.drops++;
+	return 1;
+}
+
 /* `sparse`: an arrival for the lane meets protect and the limit only */
 static int lane_admit(struct refq *m, void *pkt, uint32_t len, uint32_t flow, unsigned pentry,
-		      int ect)
+		      int ect, uint64_t now, struct choke_verdict *v)
 {
 	struct ref_slot s = { pkt, len, flow };
 	int pv = m->cfg.protect ? pr_verdict(m, pentry, ect) : 0;
@@ -1016,8 +1040,9 @@ static int lane_admit(struct refq *m, void *pkt, uint32_t len, uint32_t flow, un
 		m->pr.drops++;
 		return drop_arrival(m, CHOKE_DROP_PROTECT);
 	}
-	if (m->qlen >= m->cfg.limit ||
-	    (m->cfg.limit_bytes && m->backlog + len > m->cfg.limit_bytes)) {
+	if ((m->qlen >= m->cfg.limit ||
+	     (m->cfg.limit_bytes && m->backlog + len > m->cfg.limit_bytes)) &&
+	    !lane_push_out(m, len, now, v)) {
 		m->st.pdrop++;
 		return drop_arrival(m, CHOKE_DROP_LIMIT);
 	}
@@ -1074,7 +1099,7 @@ int ref_enqueue_as(struct refq *m, void *pkt, uint32_t len, uint32_t flow, uint3
 			    len <= CHOKE_LANE_MAX_LEN && !sp_queued(m, flow) &&
 			    (pentry == PR_NONE || m->cfg.protect_by ||
 			     m->pr.e[pentry].rate <= pr_fair(m) / 2))
-				return lane_admit(m, pkt, len, flow, pentry, ect);
+				return lane_admit(m, pkt, len, flow, pentry, ect, now, v);
 			r = choke_rules(m, pkt, flow, id, len, ect, pentry, v);
 		} else {
 			r = red_rules(m, len, ect);

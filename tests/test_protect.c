@@ -1460,6 +1460,90 @@ static void test_sparse_lane(void)
 	thost_free(&th);
 }
 
+/*
+ * `sparse` at the limit: a lane arrival takes the room of the queue's head
+ * (the oldest packet of the queue, not the lane's), which is its victim
+ * and a limit drop; an arrival for the queue is refused as before; so is a
+ * lane arrival when the queue holds nothing, or (byte mode) when the
+ * head's bytes would not make its room.
+ */
+static void test_sparse_push_out(void)
+{
+	struct choke_config c = pcfg(6, 4, 5, 0);
+	struct thost th;
+	static char pk[32];
+	uint32_t i;
+
+	c.sparse = 1;
+	c.Wlog = 9; /* the average stays under min: no draws */
+	REQUIRE(thost_init_values(&th, &c) == 0);
+	/* flow 1: its first packet takes the lane, five more the queue */
+	for (i = 0; i < 6; i++)
+		CHECK_EQ(choke_enqueue(&th.q, &pk[i], 1000, 1, 0, 0, &th.v), CHOKE_QUEUED);
+	CHECK_EQ(choke_qlen(&th.q), 6);
+	/* full: flow 2's packet pushes the queue's head (pk[1]) out */
+	CHECK_EQ(choke_enqueue(&th.q, &pk[10], 100, 2, 0, 0, &th.v), CHOKE_QUEUED);
+	CHECK_EQ(th.v.nvictims, 1);
+	CHECK(th.v.victim[0] == &pk[1]);
+	CHECK_EQ(th.v.victim_len[0], 1000);
+	CHECK_EQ(th.q.stats.pdrop, 1);
+	CHECK_EQ(th.q.stats.drops, 1);
+	CHECK_EQ(choke_qlen(&th.q), 6);
+	CHECK_EQ(choke_backlog(&th.q), 5100);
+	CHECK_EQ(choke_lane_len(&th.q), 2);
+	INV(&th.q);
+	/* flow 1 (queued) and a long packet: refused, nothing pushed out */
+	CHECK_EQ(choke_enqueue(&th.q, &pk[11], 100, 1, 0, 0, &th.v), CHOKE_DROP_LIMIT);
+	CHECK_EQ(th.v.nvictims, 0);
+	CHECK_EQ(choke_enqueue(&th.q, &pk[12], CHOKE_LANE_MAX_LEN + 1, 3, 0, 0, &th.v),
+		 CHOKE_DROP_LIMIT);
+	CHECK_EQ(th.v.nvictims, 0);
+	CHECK_EQ(th.q.stats.pdrop, 3);
+	CHECK_EQ(th.q.stats.offered_pkts - th.q.stats.drops, choke_qlen(&th.q) + 0u);
+	/* the order: lane, queue, lane, then the queue from pk[2] */
+	{
+		static const int want[] = { 0, 2, 10, 3, 4, 5 };
+
+		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			CHECK(choke_dequeue(&th.q, 0, NULL) == &pk[want[i]]);
+			INV(&th.q);
+		}
+	}
+	CHECK(choke_dequeue(&th.q, 0, NULL) == NULL);
+	thost_free(&th);
+
+	/* byte mode: 3000 bytes */
+	c = pcfg(100, 2000, 3000, 0);
+	c.sparse = 1;
+	c.Wlog = 9;
+	c.limit_bytes = 3000;
+	c.avpkt = 1000;
+	REQUIRE(thost_init_values(&th, &c) == 0);
+	TL_DISCARD(choke_enqueue(&th.q, &pk[0], 1000, 1, 0, 0, &th.v)); /* lane */
+	TL_DISCARD(choke_enqueue(&th.q, &pk[1], 1000, 1, 0, 0, &th.v));
+	TL_DISCARD(choke_enqueue(&th.q, &pk[2], 900, 1, 0, 0, &th.v));
+	CHECK_EQ(choke_backlog(&th.q), 2900);
+	/* 2900 + 1100 > 3000: the head's 1000 make room */
+	CHECK_EQ(choke_enqueue(&th.q, &pk[3], 1100, 2, 0, 0, &th.v), CHOKE_QUEUED);
+	CHECK_EQ(th.v.nvictims, 1);
+	CHECK(th.v.victim[0] == &pk[1]);
+	CHECK_EQ(choke_backlog(&th.q), 3000);
+	/* 3000 + 1000, and the head's 900 would leave 3100: refused */
+	CHECK_EQ(choke_enqueue(&th.q, &pk[4], 1000, 3, 0, 0, &th.v), CHOKE_DROP_LIMIT);
+	CHECK_EQ(th.v.nvictims, 0);
+	CHECK_EQ(choke_backlog(&th.q), 3000);
+	INV(&th.q);
+	/* the queue emptied, the lane alone: nothing to push out */
+	CHECK(choke_dequeue(&th.q, 0, NULL) == &pk[0]);
+	CHECK(choke_dequeue(&th.q, 0, NULL) == &pk[2]);
+	TL_DISCARD(choke_enqueue(&th.q, &pk[5], 1000, 4, 0, 0, &th.v));
+	CHECK_EQ(choke_lane_len(&th.q), 2);
+	CHECK_EQ(choke_enqueue(&th.q, &pk[6], 1000, 5, 0, 0, &th.v), CHOKE_DROP_LIMIT);
+	CHECK_EQ(th.v.nvictims, 0);
+	INV(&th.q);
+	thost_free(&th);
+}
+
 /* `sparse` with protect: a flow protect tracks above half its share does
  * not take the lane even with nothing queued; a light one does. */
 static void test_sparse_with_protect(void)
@@ -1533,6 +1617,7 @@ const struct tl_test protect_tests[] = {
 	{ "protect/target-room", test_protect_target_room },
 	{ "protect/state-size", test_protect_state_size },
 	{ "sparse/lane", test_sparse_lane },
+	{ "sparse/push-out", test_sparse_push_out },
 	{ "sparse/with-protect", test_sparse_with_protect },
 	{ "sparse/hosts", test_sparse_hosts },
 	{ NULL, NULL },

@@ -269,7 +269,8 @@ struct choke_stats {
 	uint64_t prob_mark;   /* RED early marks */
 	uint64_t forced_drop; /* average above max, dropped */
 	uint64_t forced_mark; /* average above max, marked */
-	uint64_t pdrop;       /* tail drops at limit */
+	uint64_t pdrop;       /* drops at the limit: the arrival, or (`sparse`)
+				 the head a lane arrival pushed out */
 	uint64_t matched;     /* arrivals that matched a queued packet */
 	/* generic qdisc statistics */
 	uint64_t sent_bytes;
@@ -524,9 +525,12 @@ void choke_seed(struct choke *q, uint64_t seed);
  * Offer a packet. flow identifies its flow (see choke_ops.same_flow),
  * pkt_flags is CHOKE_PKT_*, now_ns the host's monotonic time.
  * Returns the outcome. Every host then does the same, in this order:
- *  1. free v->victim[0 .. v->nvictims) (queued packets a match removed;
- *     v->nvictims is set on every call, 0 unless the outcome is
- *     CHOKE_DROP_MATCH);
+ *  1. free v->victim[0 .. v->nvictims) (queued packets the arrival
+ *     removed; v->nvictims is set on every call): with CHOKE_DROP_MATCH
+ *     those a match dropped; with an admitted outcome (CHOKE_QUEUED or
+ *     CHOKE_QUEUED_MARKED, `sparse` only) the queue's head, which a light
+ *     flow's arrival at the limit pushed out: a limit drop of the victim's
+ *     flow; 0 otherwise;
  *  2. on CHOKE_DROP_MATCH, count 1 + v->nvictims packets against the flow
  *     (choke_hh_add_verdict() feeds the penalised-flows summary);
  *  3. if choke_outcome_is_marked(), set CE on pkt (the core keeps it);
@@ -596,8 +600,9 @@ uint32_t choke_victims_per_arrival(const struct choke *q);
  * pkt_flags[], which may be NULL for all 0) at time now_ns. Exactly
  * choke_enqueue(q, pkt[i], len[i], flow[i], pkt_flags[i], now_ns, v) for
  * i = 0, 1, ... n - 1: outcome[i] gets each arrival's outcome, and the
- * victims of all the matches go to victim[0 .. *nvictims), in the order of
- * their arrivals (victim[k].arrival, non-decreasing), and within one
+ * victims of all the arrivals (the matches', and the heads that `sparse`'s
+ * lane arrivals pushed out at the limit) go to victim[0 .. *nvictims), in
+ * the order of their arrivals (victim[k].arrival, non-decreasing), and within one
  * arrival in the order v->victim[] would list them. A victim may be an
  * arrival of the same burst that an earlier entry admitted.
  *
@@ -607,9 +612,10 @@ uint32_t choke_victims_per_arrival(const struct choke *q);
  * nothing done if it is smaller.
  *
  * The host then does, for each i in order, what choke_enqueue's comment
- * says for one arrival: free the victims with arrival == i (and count
- * them against flow[i]), set CE if choke_outcome_is_marked(outcome[i]),
- * free pkt[i] if choke_outcome_is_drop(outcome[i]).
+ * says for one arrival: free the victims with arrival == i (and, if
+ * outcome[i] is CHOKE_DROP_MATCH, count them against flow[i]), set CE if
+ * choke_outcome_is_marked(outcome[i]), free pkt[i] if
+ * choke_outcome_is_drop(outcome[i]).
  */
 CHOKE_MUST_CHECK int choke_enqueue_burst(struct choke *q, void *const pkt[],
 					 const uint32_t len[], const uint32_t flow[],

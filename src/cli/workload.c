@@ -135,8 +135,12 @@ int wl_run(const struct wl_config *cfg, const struct choke_config *qc,
 			for (i = 0; i < v.nvictims; i++) {
 				struct wl_pkt *vp = (struct wl_pkt *)v.victim[i];
 
-				if (vp->measured)
+				/* a match's victim, or a head pushed out
+				 * at the limit (`sparse`) */
+				if (vp->measured && r == CHOKE_DROP_MATCH)
 					out->flows[vp->flow].drop_match_victim++;
+				else if (vp->measured)
+					out->flows[vp->flow].drop[CHOKE_DROP_LIMIT]++;
 				vp->next = free_list;
 				free_list = vp;
 			}

@@ -1103,12 +1103,47 @@ static inline bool lane_takes(const struct choke *q, uint32_t flow, uint32_t len
 	       !q->occ[occ_bin(flow)];
 }
 
+/*
+ * `sparse`: the limit reached, a lane arrival takes the room of the
+ * queue's head (its oldest packet, of a flow with packets queued): the head
+ * is dropped, v's victim, counted as a limit drop (pdrop), and the arrival
+ * goes on. So a light flow's packet (a ping, a SYN, the retransmission of a
+ * flow in timeout) is not refused by a FIFO that the heavy flows filled.
+ * Not when the queue itself is empty (the lane holds the limit) or, in
+ * byte mode, when the head's bytes would not make the arrival's room.
+ * Returns whether it made room.
+ */
+__attribute__((__noinline__)) static bool lane_push_out(struct choke *q, uint32_t len,
+							 uint64_t now_ns, struct choke_verdict *v)
+{
+	uint32_t old = q->head;
+	struct choke_slot *s = &q->tab[old];
+
+	if (old == q->tail || q->qlen > q->limit ||
+	    (q->bytes_mode && q->backlog - s->len + len > q->limit_bytes))
+		return false;
+	v->victim[0] = s->pkt;
+	v->victim_len[0] = s->len;
+	v->nvictims = 1;
+	s->pkt = NULL;
+	ring_zap_head_holes_choke(q);
+	occ_dec(q, s->flow);
+	q->qlen--;
+	q->backlog -= s->len;
+	q->stats.pdrop++;
+	q->stats.drops++;
+	/* a timed head: its delay is the queue's */
+	if (q->pr.target_ns)
+		probe_departure(q, old, now_ns);
+	return true;
+}
+
 /* `sparse`: an arrival for the lane. protect and the limit apply, CHOKe's
  * draw and RED do not (its flow has nothing queued to match, and it does
- * not make the queue). */
+ * not make the queue); at the limit it pushes the queue's head out. */
 static inline __attribute__((__always_inline__)) enum choke_outcome
 lane_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t pe,
-	     unsigned pkt_flags, const bool prot)
+	     unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v, const bool prot)
 {
 	struct choke_slot *s;
 
@@ -1119,7 +1154,8 @@ lane_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t p
 		q->pr.drops++;
 		return (enum choke_outcome)congestion_drop(q, CHOKE_DROP_PROTECT);
 	}
-	if (q->qlen >= q->limit || (q->bytes_mode && q->backlog + len > q->limit_bytes)) {
+	if ((q->qlen >= q->limit || (q->bytes_mode && q->backlog + len > q->limit_bytes)) &&
+	    !lane_push_out(q, len, now_ns, v)) {
 		q->stats.pdrop++;
 		return (enum choke_outcome)congestion_drop(q, CHOKE_DROP_LIMIT);
 	}
@@ -1142,9 +1178,10 @@ lane_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t p
 
 /* The lane without protect: out of the queue's way. */
 __attribute__((__noinline__)) static enum choke_outcome
-lane_enqueue_plain(struct choke *q, void *pkt, uint32_t len, uint32_t flow)
+lane_enqueue_plain(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint64_t now_ns,
+		   struct choke_verdict *v)
 {
-	return lane_enqueue(q, pkt, len, flow, PROTECT_NONE, 0, false);
+	return lane_enqueue(q, pkt, len, flow, PROTECT_NONE, 0, now_ns, v, false);
 }
 
 /*
@@ -1186,8 +1223,9 @@ enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id
 			if (unlikely(q->sparse) && lane_takes(q, flow, len) &&
 			    (pe == PROTECT_NONE || q->protect_by ||
 			     q->pr.e[pe].rate <= q->pr.fair >> 1))
-				return prot ? lane_enqueue(q, pkt, len, flow, pe, pkt_flags, true) :
-					      lane_enqueue_plain(q, pkt, len, flow);
+				return prot ? lane_enqueue(q, pkt, len, flow, pe, pkt_flags, now_ns,
+							   v, true) :
+					      lane_enqueue_plain(q, pkt, len, flow, now_ns, v);
 			outcome = choke_decide(q, flow, id, pkt, len, pkt_flags, pe, v, prot);
 		} else
 			outcome = red_decide(q, len, pkt_flags);

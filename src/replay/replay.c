@@ -503,7 +503,12 @@ static int offer(struct run *r, const struct wrec *w, uint64_t t)
 	for (i = 0; i < v.nvictims; i++) {
 		struct rpkt *vp = (struct rpkt *)v.victim[i];
 
-		r->ft.flows[vp->flow].drop_match_victim++;
+		/* a match's victim, or the head a light flow's arrival
+		 * pushed out at the limit (`sparse`) */
+		if (out == CHOKE_DROP_MATCH)
+			r->ft.flows[vp->flow].drop_match_victim++;
+		else
+			r->ft.flows[vp->flow].drop[CHOKE_DROP_LIMIT]++;
 		pkt_free(r, vp);
 	}
 	choke_hh_add_verdict(res->hh, p->flow, out, &v, NULL);

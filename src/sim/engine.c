@@ -374,7 +374,9 @@ static void btl_arrive(struct sim *s, uint32_t i)
 
 		if (s->fl[vf].cls == SIM_UDP)
 			s->udp_queued--;
-		count_drop(s, vf, SIM_DROP_VICTIM);
+		/* a match's victim, or the head a light flow's arrival
+		 * pushed out at the limit (`sparse`) */
+		count_drop(s, vf, r == CHOKE_DROP_MATCH ? SIM_DROP_VICTIM : SIM_DROP_LIMIT);
 		pkt_free(s, vi);
 	}
 	if (choke_outcome_is_drop(r)) {
