@@ -290,12 +290,16 @@ twice target-sparse target_sparse_run
 # the queue (or at the first empty peek). Without either the flood had 0.21
 # of the link from the third second on (a module with both removed); with
 # them, 0.76.
-target_idle_run() {
+# on_tbf WORDS...: the previous case's processes gone, a chokeplus with
+# WORDS under a 4 Mbit/s tbf on c0
+on_tbf() {
 	quiet s c
 	C tc qdisc del dev c0 root
 	C tc qdisc add dev c0 root handle 1: tbf rate 4mbit burst 10kb latency 300ms
-	C tc qdisc add dev c0 parent 1:1 handle 10: chokeplus limit 1000 bandwidth 4mbit \
-		protect target 5ms sparse
+	C tc qdisc add dev c0 parent 1:1 handle 10: chokeplus "$@"
+}
+target_idle_run() {
+	on_tbf limit 1000 bandwidth 4mbit protect target 5ms sparse
 	serve 5202:json 5203
 	C timeout $((SECS + 40)) iperf3 -c 10.9.0.2 -p 5203 -u -b 50k -P 4 -l 200 \
 		-t $((SECS + 4)) >"$RUN/cp-light3.txt" 2>&1 &
@@ -319,6 +323,38 @@ print("the flood %.3f of the link from the third second on (equal split 0.2); pr
 PY
 }
 twice target-idle target_idle_run
+# --- sparse at the limit: one flood at twice the link keeps a 30-packet
+# queue full (protect admits it at 1.25 of the link while the delay, 60 ms,
+# is under the goal of 1 s), and a ping's packets take the lane by pushing
+# the queue's head out: 75 of 75 answered; refused at the limit (main's
+# module before this case), 61 and 64 of 75.
+push_out_run() {
+	on_tbf limit 30 bandwidth 4mbit protect target 1s sparse
+	serve 5202
+	C timeout $((SECS + 40)) iperf3 -c 10.9.0.2 -p 5202 -u -b 8M -l 1000 -w 2M \
+		-t $((SECS + 3)) >"$RUN/cp-udp4.txt" 2>&1 &
+	udp=$!
+	sleep 1
+	C timeout $((SECS + 10)) ping -n -i 0.2 -W 2 -c $((SECS * 5)) 10.9.0.2 \
+		>"$RUN/cp-ping4.txt" 2>&1
+	C tc -s -j qdisc show dev c0 >"$RUN/cp-stats4.json" 2>&1
+	wait $udp
+	python3 - "$RUN/cp-ping4.txt" "$RUN/cp-stats4.json" $((SECS * 5)) <<'PY' >"$RUN/cp-push-out" 2>&1
+import json, re, sys
+rtts = sorted(float(m) for m in re.findall(r"time=([0-9.]+) ms", open(sys.argv[1]).read()))
+sent = int(sys.argv[3])
+q = [x for x in json.load(open(sys.argv[2])) if x["kind"] == "chokeplus"][0]
+# the queue stood at its limit: arrivals were refused there
+assert q["pdrop"] > 0, q
+assert len(rtts) >= 0.9 * sent, "%d of %d pings answered" % (len(rtts), sent)
+p50 = rtts[len(rtts) // 2]
+assert p50 < 20, (p50, rtts[-1])
+assert q["lane"] >= len(rtts), q
+print("%d of %d pings answered, p50 %.1f ms max %.1f ms; lane %d, pdrop %d, drops %d" % (
+    len(rtts), sent, p50, rtts[-1], q["lane"], q["pdrop"], q["drops"]))
+PY
+}
+twice push-out push_out_run
 quiet s c
 ip netns del c; ip netns del s
 
