@@ -156,6 +156,19 @@ assert t["drops"]["match_victim"] > t["drops"]["match_arrival"] > 0, t
 light = [x for k, x in f.items() if not k.startswith("udp 10.0.0.1:")]
 assert all(x["drops"]["protect"] == 0 for x in light)
 ' --rate 10mbit "$tmp/heavy.pcap" choke limit 300 min 100 max 200 draws 4 protect 16
+# 9c. sparse at the limit: a 30-packet queue the heavy flow keeps full
+#     (target 1s is never reached: no draws, no matches); the light flows'
+#     packets take the lane and push the queue's head out, which is the
+#     heavy flow's: every light packet delivered (without sparse 885 of
+#     their 5000 met the limit), the heads counted as the heavy flow's
+#     limit drops, not as match victims
+check heavy-sparse-push-out '
+h = f["udp 10.0.0.1:10000>10.9.9.9:5001"]
+assert t["drops"]["match_victim"] == 0 and t["drops"]["match_arrival"] == 0, t
+assert t["drops"]["limit"] == h["drops"]["limit"] > 2000, t
+light = [x for k, x in f.items() if not k.startswith("udp 10.0.0.1:")]
+assert len(light) == 20 and all(x["delivered_pkts"] == x["offered_pkts"] for x in light), light
+' --rate 10mbit "$tmp/heavy.pcap" choke limit 30 protect target 1s sparse
 if "$CHOKE" replay --rate 10mbit "$tmp/heavy.pcap" choke limit 300 min 100 max 200 draws 4 \
 	protect 16 >"$tmp/o" 2>"$tmp/e" && grep -q "^drops:  .* protect [1-9][0-9]*, matched [0-9]* ([0-9]* arrivals + [0-9]* queued victims)" "$tmp/o" &&
 	grep -q "limit protect   m-arr" "$tmp/o"; then ok heavy-protect-text
