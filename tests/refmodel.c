@@ -542,14 +542,15 @@ static void pr_window_end(struct refq *m)
 	memset(m->pr.seen, 0, sizeof(m->pr.seen));
 }
 
-/* `target`: a window of time; the share from the capacity measured (bytes
- * departed per busy nanosecond, per window of 2^30 ns); the goal at least
- * three of the largest packets' transmission times */
+/* `target`: a window of time; the share from the capacity measured (the
+ * bytes of the departures that had a packet waiting before them, over the
+ * time since the departure before each, per window of 2^30 ns; none
+ * measured: the share stays); the goal at least three of the largest
+ * packets' transmission times */
 static void pr_window_end_time(struct refq *m, uint64_t now)
 {
 	uint32_t t = ref_protect_flows(m);
-	uint64_t span = now - m->pr.wstart_ns;
-	uint64_t busy = span > m->pr.widle_ns ? span - m->pr.widle_ns : 0;
+	uint64_t busy = m->pr.wsvc_ns;
 
 	if (t && m->pr.wbytes && busy && m->pr.wstart_ns) {
 		/* bytes per window, over 256 */
@@ -567,9 +568,9 @@ static void pr_window_end_time(struct refq *m, uint64_t now)
 		if (three > m->pr.goal_ns)
 			m->pr.goal_ns = three;
 	}
-	m->pr.wbytes = 0;
+	m->pr.wbytes /= 2; /* older samples count half */
 	m->pr.wmaxlen = 0;
-	m->pr.widle_ns = 0;
+	m->pr.wsvc_ns /= 2;
 	m->pr.wstart_ns = now;
 	memset(m->pr.seen, 0, sizeof(m->pr.seen));
 }
@@ -686,7 +687,18 @@ static void pr_departure(struct refq *m, uint32_t len, uint64_t now)
 	uint64_t was = m->pr.clock;
 
 	if (m->pr.target_ns) {
-		m->pr.wbytes += len;
+		uint64_t t = (now >> 10) & 0xffffffffu;
+
+		if (m->pr.svc_held) {
+			m->pr.wbytes += len;
+			m->pr.wsvc_ns += ((t - m->pr.svc_last) & 0xffffffffu) << 10;
+		}
+		m->pr.svc_last = t;
+		m->pr.svc_held = m->qlen > 0;
+		/* emptied: idle once this packet's service (at the rate
+		 * measured) is over */
+		if (m->qlen == 0 && m->pr.wbytes)
+			m->idle_start = now + len * m->pr.wsvc_ns / m->pr.wbytes;
 		if (len > m->pr.wmaxlen)
 			m->pr.wmaxlen = len;
 		pr_tick(m, now);
@@ -738,7 +750,8 @@ static void protect_configure(struct refq *m, unsigned old_entries, uint64_t old
 		m->pr.drain = 0;
 		m->pr.room = 64;
 		m->pr.spare = 0;
-		m->pr.wstart_ns = m->pr.wbytes = m->pr.widle_ns = 0;
+		m->pr.wstart_ns = m->pr.wbytes = m->pr.wsvc_ns = 0;
+		m->pr.svc_held = 0;
 		m->pr.wmaxlen = 0;
 		memset(m->pr.seen, 0, sizeof(m->pr.seen));
 	}
@@ -1079,10 +1092,8 @@ int ref_enqueue_as(struct refq *m, void *pkt, uint32_t len, uint32_t flow, uint3
 		if (ared_on(&m->cfg))
 			ared_periods(m, now);
 		update_average(m, now);
-		if (was_idle && m->pr.target_ns && now > idle_start) {
+		if (was_idle && m->pr.target_ns && now > idle_start)
 			m->pr.idle_ns += now - idle_start;
-			m->pr.widle_ns += now - idle_start;
-		}
 		if (m->cfg.kind == CHOKE_KIND_CHOKE) {
 			unsigned pentry = PR_NONE;
 
@@ -1092,6 +1103,10 @@ int ref_enqueue_as(struct refq *m, void *pkt, uint32_t len, uint32_t flow, uint3
 					pr_tick(m, now);
 					if (m->pr.probe >= 0 && now > m->pr.probe_ns + m->pr.goal_ns)
 						m->pr.congested = 1;
+					/* an arrival to an empty queue: its departure
+					 * is no measure of the link */
+					if (m->qlen == 0)
+						m->pr.svc_held = 0;
 				}
 				pentry = pr_arrival(m, id, len);
 			}
@@ -1422,7 +1437,8 @@ void *ref_dequeue(struct refq *m, uint64_t now)
 	if (ref_span(m) == 0) {
 		if (!m->idle) {
 			m->idle = 1;
-			m->idle_start = now;
+			if (!m->pr.target_ns || now > m->idle_start)
+				m->idle_start = now;
 			m->pr.idled = 1;
 			m->pr.congested = 0;
 			m->pr.delay_ns = 0;
@@ -1466,6 +1482,7 @@ void ref_reset(struct refq *m, void **drops, uint32_t *ndrops)
 	m->n = 0;
 	m->qlen = 0;
 	m->backlog = 0;
+	m->pr.svc_held = 0;
 	m->idle = 0;
 	m->qavg = 0;
 	m->qcount = -1;

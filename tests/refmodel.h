@@ -58,7 +58,9 @@ struct ref_protect {
 	uint64_t target_ns, goal_ns;
 	int64_t probe;        /* position of the timed slot from the head, -1: none */
 	uint64_t probe_ns, step_ns, idle_ns, delay_ns;
-	uint64_t wstart_ns, wbytes, widle_ns;
+	uint64_t wstart_ns, wbytes, wsvc_ns;
+	uint64_t svc_last;    /* the last departure, in 1024-ns units */
+	int svc_held;         /* a packet waited when it departed */
 	uint32_t wmaxlen;
 	uint32_t unresp;      /* Q8: an unresponsive flow's part of the allowance */
 	uint32_t drain;       /* Q8: the allowances' cut while the delay stands */

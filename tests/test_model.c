@@ -251,6 +251,11 @@ static void compare_protect(struct pair *p)
 		SAME(p, "target delay", a->delay_ns, b->delay_ns);
 		SAME(p, "target idle time", a->idle_ns, b->idle_ns);
 		SAME(p, "target step start", a->step_ns, b->step_ns);
+		SAME(p, "target rate bytes", a->wbytes, b->wbytes);
+		SAME(p, "target rate time", a->wsvc_ns, b->wsvc_ns);
+		SAME(p, "target a packet waited", p->h.q.svc_held, b->svc_held);
+		if (b->svc_held)
+			SAME(p, "target last departure", p->h.q.svc_last, b->svc_last);
 		SAME(p, "target probe open", a->probe != 0xffffffffu, b->probe >= 0);
 		if (b->probe >= 0 && a->probe != 0xffffffffu) {
 			SAME(p, "target probe slot", (a->probe - p->h.q.head) & p->h.q.mask,

@@ -344,9 +344,11 @@ struct choke_protect {
 	uint64_t idle_ns;     /* this step's idle time so far */
 	uint64_t delay_ns;    /* this step's smallest delay, or ~0 */
 	uint64_t target_ns;
-	uint64_t wstart_ns;   /* `target`: this window's start, */
-	uint64_t wbytes;      /* bytes departed in it */
-	uint64_t widle_ns;    /* and its idle time */
+	uint64_t wstart_ns;   /* `target`: this window's start (0: the
+				 first window, which gives no share), */
+	uint64_t wbytes;      /* the bytes departed in it with a packet
+				 waiting before them, */
+	uint64_t wsvc_ns;     /* and the time the link took for them */
 	uint64_t goal_ns;     /* the delay aimed at: target, or three of the
 				 largest packets' transmission times */
 	uint32_t wmaxlen;     /* the largest packet departed in the window */
@@ -400,9 +402,14 @@ struct choke {
 	uint32_t max_P_div;  /* max(max_P / delta, 1): qR = random / max_P_div */
 	bool idle;
 	uint8_t Plog, Scell_log;
+	uint8_t svc_held;    /* `target`: a packet waited when the last one
+				departed (so the next departure's time since
+				it is the link's service) */
 	uint32_t qth_delta;  /* max(max - min, 1) in packets */
 	uint32_t max_P;      /* effective, Q0.32 */
 	uint32_t Scell_max;  /* 255 << Scell_log (u32, as the kernel) */
+	uint32_t svc_last;   /* `target`: the last departure, in units of
+				1024 ns (wraps; both in what was padding) */
 	uint64_t idle_start_ns;
 	uint32_t limit_bytes;   /* byte mode (0: packets) */
 	uint32_t avpkt;

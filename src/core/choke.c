@@ -532,7 +532,8 @@ static void protect_configure(struct choke *q, uint16_t old_protect, uint64_t ol
 		q->pr.drain = 0;
 		q->pr.room = PROTECT_ROOM_ONE;
 		q->pr.spare = 0;
-		q->pr.wstart_ns = q->pr.wbytes = q->pr.widle_ns = 0;
+		q->pr.wstart_ns = q->pr.wbytes = q->pr.wsvc_ns = 0;
+		q->svc_held = 0;
 		q->pr.wmaxlen = 0;
 		q->pr.share = PROTECT_SHARE_MAX;
 		q->pr.boost = PROTECT_BOOST_ONE;
@@ -670,7 +671,24 @@ protect_departure(struct choke *q, uint32_t len, uint64_t now_ns)
 	uint64_t was = q->pr.clock;
 
 	if (unlikely(q->pr.target_ns)) {
-		q->pr.wbytes += len;
+		uint32_t t = (uint32_t)(now_ns >> PROTECT_TIME_SHIFT);
+
+		/* the link's rate from the departures that had a packet
+		 * waiting before them: the time since the one before is
+		 * this packet's service. Not the time the queue stood
+		 * empty: a shaper above (tbf, htb) takes the packet of an
+		 * empty queue at once and sends it later */
+		if (q->svc_held) {
+			q->pr.wbytes += len;
+			q->pr.wsvc_ns += (uint64_t)(t - q->svc_last) << PROTECT_TIME_SHIFT;
+		}
+		q->svc_last = t;
+		q->svc_held = q->qlen != 0;
+		/* the queue ran empty: the link is busy with this packet for
+		 * its service at the rate measured, and idle only after it */
+		if (!q->qlen && q->pr.wbytes)
+			q->idle_start_ns = now_ns + protect_div64((uint64_t)len * q->pr.wsvc_ns,
+								  q->pr.wbytes);
 		if (len > q->pr.wmaxlen)
 			q->pr.wmaxlen = len;
 		protect_tick(q, now_ns);
@@ -731,10 +749,8 @@ static inline void red_update_avg(struct choke *q, uint64_t now_ns)
 		q->qavg = red_avg_after_idle(q->qavg, q->stab, q->Scell_log,
 					     idle_time_units(q, now_ns));
 		q->idle = false;
-		if (unlikely(q->pr.target_ns) && now_ns > q->idle_start_ns) {
+		if (unlikely(q->pr.target_ns) && now_ns > q->idle_start_ns)
 			q->pr.idle_ns += now_ns - q->idle_start_ns;
-			q->pr.widle_ns += now_ns - q->idle_start_ns;
-		}
 	}
 }
 
@@ -1210,6 +1226,8 @@ enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id
 			if (prot) {
 				if (q->pr.target_ns) {
 					protect_tick(q, now_ns);
+					if (!q->qlen) /* it waits for nothing */
+						q->svc_held = 0;
 					if (q->pr.probe != PROTECT_NONE &&
 					    now_ns > q->pr.probe_ns + q->pr.goal_ns)
 						q->pr.congested = 1;
@@ -1332,7 +1350,9 @@ int choke_enqueue_unmarkable(struct choke *q, void *pkt, enum choke_outcome whic
 static inline void idle_begin(struct choke *q, uint64_t now_ns)
 {
 	q->idle = true;
-	q->idle_start_ns = now_ns;
+	/* with `target`, not before the last departure's service ends */
+	if (!q->pr.target_ns || now_ns > q->idle_start_ns)
+		q->idle_start_ns = now_ns;
 	q->pr.idled = 1;
 	q->pr.congested = 0;
 	q->pr.delay_ns = 0;
@@ -2212,6 +2232,7 @@ void choke_reset(struct choke *q, choke_drop_fn drop, void *drop_ctx)
 	q->head = q->tail = 0;
 	q->qlen = 0;
 	q->backlog = 0;
+	q->svc_held = 0;
 	occ_rebuild(q);
 	red_restart(q);
 }

@@ -302,13 +302,14 @@ static inline void protect_window_end(struct choke *q)
 }
 
 /* `target`: the end of a window of time. The share is the link's
- * capacity per window (the bytes departed over the time it was busy)
- * divided among the flows seen. */
+ * capacity per window (the bytes departed behind a waiting packet over
+ * the time the link took for them, this window's and half the sum
+ * before) divided among the flows seen; the first window (wstart_ns 0)
+ * gives none, and with no rate measured yet the share stays. */
 static inline void protect_window_end_time(struct choke *q, uint64_t now_ns)
 {
-	uint64_t span = now_ns - q->pr.wstart_ns, busy;
+	uint64_t busy = q->pr.wsvc_ns;
 
-	busy = span > q->pr.widle_ns ? span - q->pr.widle_ns : 0;
 	if (q->pr.flows && q->pr.wbytes && busy && q->pr.wstart_ns) {
 		uint64_t cap = protect_div64(q->pr.wbytes << (CHOKE_PROTECT_WINDOW_LOG +
 							     PROTECT_TIME_SHIFT - 8), busy);
@@ -328,9 +329,11 @@ static inline void protect_window_end_time(struct choke *q, uint64_t now_ns)
 		if (three > q->pr.goal_ns)
 			q->pr.goal_ns = three;
 	}
-	q->pr.wbytes = 0;
+	/* the rate's samples age by half a window: a window in which no
+	 * packet waited still has the link's rate, from the ones before */
+	q->pr.wbytes >>= 1;
+	q->pr.wsvc_ns >>= 1;
 	q->pr.wmaxlen = 0;
-	q->pr.widle_ns = 0;
 	q->pr.wstart_ns = now_ns;
 	q->pr.flows = 0;
 	{
