@@ -623,6 +623,17 @@ static void pr_interval_end(struct refq *m, uint64_t now)
 
 		if (m->pr.idle_ns && m->pr.step_ns && span)
 			idle = m->pr.idle_ns >= span ? 256 : m->pr.idle_ns * 256 / span;
+		/* no more than the part of the link's capacity (its rate, in
+		 * bytes per ns to 16 bits, times the span) left unused */
+		if (idle && m->pr.wbytes && m->pr.wsvc_ns && span < (1ull << 40)) {
+			uint64_t cap = ((m->pr.wbytes << 16) / m->pr.wsvc_ns * span) >> 16;
+			uint64_t sent = m->st.sent_bytes - m->pr.step_sent;
+			uint64_t unused = cap > sent ? (cap - sent) * 256 / cap : 0;
+
+			if (unused < idle)
+				idle = unused;
+		}
+		m->pr.step_sent = m->st.sent_bytes;
 		if (idle > 8 && (m->pr.drops || m->pr.dropped))
 			m->pr.spare = m->pr.spare < 255 ? m->pr.spare + 1 : 255;
 		else
@@ -750,6 +761,7 @@ static void protect_configure(struct refq *m, unsigned old_entries, uint64_t old
 		m->pr.drain = 0;
 		m->pr.room = 64;
 		m->pr.spare = 0;
+		m->pr.step_sent = m->st.sent_bytes;
 		m->pr.wstart_ns = m->pr.wbytes = m->pr.wsvc_ns = 0;
 		m->pr.svc_held = 0;
 		m->pr.wmaxlen = 0;

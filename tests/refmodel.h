@@ -66,6 +66,7 @@ struct ref_protect {
 	uint32_t drain;       /* Q8: the allowances' cut while the delay stands */
 	uint32_t room;        /* Q6: a flood's cap over the equal split */
 	uint32_t spare;       /* intervals in a row the link idled, only floods held */
+	uint64_t step_sent;   /* the bytes sent when the interval began */
 };
 
 struct refq {

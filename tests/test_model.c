@@ -253,6 +253,12 @@ static void compare_protect(struct pair *p)
 		SAME(p, "target step start", a->step_ns, b->step_ns);
 		SAME(p, "target rate bytes", a->wbytes, b->wbytes);
 		SAME(p, "target rate time", a->wsvc_ns, b->wsvc_ns);
+		SAME(p, "target room", a->room, b->room);
+		SAME(p, "target spare run", a->spare, b->spare);
+		SAME(p, "target drain", a->drain, b->drain);
+		SAME(p, "target unresponsive part", a->unresp, b->unresp);
+		SAME(p, "target sent at the interval's start", a->step_sent,
+		     (uint32_t)b->step_sent);
 		SAME(p, "target a packet waited", p->h.q.svc_held, b->svc_held);
 		if (b->svc_held)
 			SAME(p, "target last departure", p->h.q.svc_last, b->svc_last);

@@ -321,8 +321,12 @@ struct choke_protect {
 	uint32_t flows;       /* this window: bins with an arrival */
 	uint32_t drops;       /* this step: protect's drops */
 	uint64_t fair;        /* the counter of a flow at the share */
-	uint32_t nbuckets;    /* table entries / CHOKE_PROTECT_WAYS */
-	uint32_t bshift;      /* 32 - log2(nbuckets) */
+	uint16_t nbuckets;    /* table entries / CHOKE_PROTECT_WAYS */
+	uint16_t bshift;      /* 32 - log2(nbuckets) */
+	uint32_t step_sent;   /* `target`: the bytes sent (stats.sent_bytes,
+				 its low 32 bits) when this interval began
+				 (with bshift, in what nbuckets left free:
+				 sizeof(struct choke) unchanged) */
 	uint32_t sample_left; /* untracked arrivals until the next sample */
 	uint8_t idled;        /* this step: the link went idle */
 	uint8_t busy;         /* the last step did not idle */

@@ -531,6 +531,7 @@ static void protect_configure(struct choke *q, uint16_t old_protect, uint64_t ol
 		q->pr.unresp = 256;
 		q->pr.drain = 0;
 		q->pr.room = PROTECT_ROOM_ONE;
+		q->pr.step_sent = (uint32_t)q->stats.sent_bytes;
 		q->pr.spare = 0;
 		q->pr.wstart_ns = q->pr.wbytes = q->pr.wsvc_ns = 0;
 		q->svc_held = 0;
