@@ -45,8 +45,10 @@ serve() {
 # the queue (or at the first empty peek). Without either the flood had 0.21
 # of the link from the third second on (a module with both removed); with
 # them 0.71-0.79; since the link's rate is measured from the departures a
-# packet waited for, 0.77-0.85 (the ceiling is about 0.91: the light flows'
-# twentieth and the headers). The verdict goes to $RUN/cp-target-idle.
+# packet waited for, 0.77-0.85, and since the room grows on the capacity
+# left unused (not on the time the queue stood empty alone), 0.77-0.88
+# (results.md 15.11; the ceiling is about 0.91: the light flows' twentieth
+# and the headers). The verdict goes to $RUN/cp-target-idle.
 # on_tbf WORDS...: the previous case's processes gone, a chokeplus with
 # WORDS under a 4 Mbit/s tbf on c0
 on_tbf() {
