@@ -623,10 +623,11 @@ static void pr_interval_end(struct refq *m, uint64_t now)
 
 		if (m->pr.idle_ns && m->pr.step_ns && span)
 			idle = m->pr.idle_ns >= span ? 256 : m->pr.idle_ns * 256 / span;
-		/* no more than the part of the link's capacity (its rate, in
-		 * bytes per ns to 16 bits, times the span) left unused */
-		if (idle && m->pr.wbytes && m->pr.wsvc_ns && span < (1ull << 40)) {
-			uint64_t cap = ((m->pr.wbytes << 16) / m->pr.wsvc_ns * span) >> 16;
+		/* no more than the part of the link's capacity (the rate's
+		 * bytes over its time, times the span; times in 1024 ns) left
+		 * unused */
+		if (idle && m->pr.wbytes && m->pr.wsvc_ns >= 1024 && span < (1ull << 36)) {
+			uint64_t cap = m->pr.wbytes * (span >> 10) / (m->pr.wsvc_ns >> 10);
 			uint64_t sent = m->st.sent_bytes - m->pr.step_sent;
 			uint64_t unused = cap > sent ? (cap - sent) * 256 / cap : 0;
 

@@ -432,10 +432,12 @@ static inline void protect_room(struct choke *q, bool congested, uint64_t span)
 	if (q->pr.idle_ns && q->pr.step_ns && span) /* the fraction idle, Q8 */
 		idle = q->pr.idle_ns >= span ? 256 :
 					       (uint32_t)protect_div64(q->pr.idle_ns << 8, span);
-	/* the capacity unused (the rate in bytes per ns, Q16; an interval of
-	 * at most 2^40 ns, about 18 minutes, keeps the product in 64 bits) */
-	if (idle && q->pr.wbytes && q->pr.wsvc_ns && span < (1ull << 40)) {
-		uint64_t cap = (protect_div64(q->pr.wbytes << 16, q->pr.wsvc_ns) * span) >> 16;
+	/* the capacity unused: the rate's bytes times the interval over the
+	 * rate's time, both times in 1024-ns units (exact at any link rate;
+	 * an interval under 2^36 ns, about 69 s, keeps the product in 64 bits
+	 * up to 100 Gbit/s; a longer one is idle by its time alone) */
+	if (idle && q->pr.wbytes && q->pr.wsvc_ns >> 10 && span < (1ull << 36)) {
+		uint64_t cap = protect_div64(q->pr.wbytes * (span >> 10), q->pr.wsvc_ns >> 10);
 		uint32_t unused = cap > sent ? (uint32_t)protect_div64((cap - sent) << 8, cap) : 0;
 
 		if (unused < idle)
