@@ -132,6 +132,13 @@ struct libchoke_sched {
 	/* packets and bytes the current change (or reset) dropped, for the
 	 * parents' backlog */
 	unsigned int change_drops, change_bytes;
+	/* The arrival's scratch (enqueue runs under the qdisc's lock, one
+	 * at a time): on the stack, a kernel that initialises automatic
+	 * variables (INIT_STACK_ALL_ZERO, Debian's default) would zero both
+	 * for every packet, a few hundred bytes that are written before
+	 * they are read anyway. */
+	struct choke_verdict verdict;
+	struct flow_keys fk;
 };
 
 static void libchoke_key_of(const struct sk_buff *skb, struct libchoke_key *k)
@@ -166,31 +173,45 @@ static inline struct libchoke_cb *libchoke_cb(const struct sk_buff *skb)
 	return (struct libchoke_cb *)qdisc_skb_cb(skb)->data;
 }
 
-static void libchoke_cb_fill(const struct libchoke_sched *q,
+/* The control block's key straight from the dissector (the same bytes
+ * libchoke_key_of gives, without the 40-byte key between them). */
+static void libchoke_cb_fill(struct libchoke_sched *q,
 			     const struct sk_buff *skb, struct libchoke_cb *cb)
 {
-	struct libchoke_key k;
+	struct flow_keys *fk = &q->fk;
 
-	libchoke_key_of(skb, &k);
-	memset(cb, 0, sizeof(*cb));
-	cb->ip_proto = k.ip_proto;
-	cb->addr_type = k.addr_type;
-	cb->n_proto = k.n_proto;
-	cb->sport = k.sport;
-	cb->dport = k.dport;
-	if (k.addr_type == FLOW_DISSECTOR_KEY_IPV6_ADDRS) {
-		/* both addresses: the first 32 bytes of the key */
-		u64 h = siphash(&k, offsetof(struct libchoke_key, sport),
+	skb_flow_dissect_flow_keys(skb, fk, FLOW_DISSECTOR_F_PARSE_1ST_FRAG);
+	cb->valid = 1;
+	cb->folded = 0;
+	cb->ip_proto = fk->basic.ip_proto;
+	cb->addr_type = (u8)fk->control.addr_type;
+	cb->n_proto = fk->basic.n_proto;
+	cb->sport = fk->ports.src;
+	cb->dport = fk->ports.dst;
+	cb->pad = 0;
+	switch (fk->control.addr_type) {
+	case FLOW_DISSECTOR_KEY_IPV4_ADDRS:
+		memcpy(&cb->src, &fk->addrs.v4addrs.src, sizeof(cb->src));
+		memcpy(&cb->dst, &fk->addrs.v4addrs.dst, sizeof(cb->dst));
+		break;
+	case FLOW_DISSECTOR_KEY_IPV6_ADDRS: {
+		/* both addresses, as libchoke_key_of's first 32 bytes */
+		u64 h = siphash(&fk->addrs.v6addrs, 2 * sizeof(struct in6_addr),
 				&q->hkey);
 
 		cb->folded = 1;
 		cb->src = (u32)h;
 		cb->dst = (u32)(h >> 32);
-	} else {
-		memcpy(&cb->src, k.src, sizeof(cb->src));
-		memcpy(&cb->dst, k.dst, sizeof(cb->dst));
+		break;
 	}
-	cb->valid = 1;
+	case FLOW_DISSECTOR_KEY_TIPC:
+		memcpy(&cb->src, &fk->addrs.tipckey.key, sizeof(cb->src));
+		cb->dst = 0;
+		break;
+	default:
+		cb->src = 0;
+		cb->dst = 0;
+	}
 }
 
 /*
@@ -250,7 +271,7 @@ static u32 libchoke_cb_identity(const struct libchoke_sched *q,
 static bool libchoke_same_flow(void *ctx, const void *queued,
 			       const void *arriving)
 {
-	const struct libchoke_sched *q = ctx;
+	struct libchoke_sched *q = ctx;
 	struct libchoke_cb *a = libchoke_cb(arriving);
 	struct libchoke_cb *b = libchoke_cb(queued);
 	struct libchoke_key ka, kb;
@@ -322,7 +343,7 @@ static int libchoke_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	struct libchoke_cb *cb = libchoke_cb(skb);
 	unsigned int len = qdisc_pkt_len(skb);
 	unsigned int pkt_flags = 0;
-	struct choke_verdict v;
+	struct choke_verdict *v = &q->verdict;
 	u32 flow = 0, id = 0;
 	u64 now = 0;
 	int r;
@@ -342,7 +363,7 @@ static int libchoke_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	if (choke_enqueue_needs_time(&q->core))
 		now = ktime_get_ns();
 
-	r = choke_enqueue_as(&q->core, skb, len, flow, id, pkt_flags, now, &v);
+	r = choke_enqueue_as(&q->core, skb, len, flow, id, pkt_flags, now, v);
 	libchoke_sync(sch, q);
 	sch->qstats.overlimits = (u32)choke_get_stats(&q->core)->overlimits;
 
@@ -353,11 +374,11 @@ static int libchoke_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	case CHOKE_QUEUED:
 		/* `sparse`: a light flow's arrival at the limit pushed the
 		 * head out */
-		if (unlikely(v.nvictims))
-			libchoke_drop_victims(sch, &v, to_free);
+		if (unlikely(v->nvictims))
+			libchoke_drop_victims(sch, v, to_free);
 		return NET_XMIT_SUCCESS;
 	case CHOKE_DROP_MATCH:
-		libchoke_drop_victims(sch, &v, to_free);
+		libchoke_drop_victims(sch, v, to_free);
 		fallthrough;
 	case CHOKE_DROP_FORCED:
 	case CHOKE_DROP_EARLY:
