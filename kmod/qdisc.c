@@ -90,8 +90,8 @@ struct libchoke_key {
  * The same key as it is kept in the skb's qdisc control block (20 bytes)
  * while the packet is queued, filled the first time the packet takes part
  * in a comparison: packets that arrive while the average is below min are
- * never dissected. IPv4 and TIPC addresses fit in full; IPv6 addresses are
- * replaced by a keyed 64-bit hash of both (folded = 1), and two folded
+ * never dissected. IPv4 and TIPC addresses fit in full; each IPv6 address
+ * is replaced by 32 bits of a keyed hash of it (folded = 1), and two folded
  * keys that compare equal are confirmed on the full keys. Everything after
  * valid is compared (pad is zero).
  */
@@ -173,6 +173,15 @@ static inline struct libchoke_cb *libchoke_cb(const struct sk_buff *skb)
 	return (struct libchoke_cb *)qdisc_skb_cb(skb)->data;
 }
 
+/* An IPv6 address as 32 bits of a keyed hash (two addresses that fold
+ * alike are told apart on the full keys, libchoke_same_flow). */
+static u32 libchoke_fold6(const struct libchoke_sched *q, const struct in6_addr *a)
+{
+	u64 h = siphash(a, sizeof(*a), &q->hkey);
+
+	return (u32)(h ^ (h >> 32));
+}
+
 /* The control block's key straight from the dissector (the same bytes
  * libchoke_key_of gives, without the 40-byte key between them). */
 static void libchoke_cb_fill(struct libchoke_sched *q,
@@ -194,16 +203,13 @@ static void libchoke_cb_fill(struct libchoke_sched *q,
 		memcpy(&cb->src, &fk->addrs.v4addrs.src, sizeof(cb->src));
 		memcpy(&cb->dst, &fk->addrs.v4addrs.dst, sizeof(cb->dst));
 		break;
-	case FLOW_DISSECTOR_KEY_IPV6_ADDRS: {
-		/* both addresses, as libchoke_key_of's first 32 bytes */
-		u64 h = siphash(&fk->addrs.v6addrs, 2 * sizeof(struct in6_addr),
-				&q->hkey);
-
+	case FLOW_DISSECTOR_KEY_IPV6_ADDRS:
+		/* each address on its own, so that a host's identity
+		 * (protect srchost, dsthost) is its address's alone */
 		cb->folded = 1;
-		cb->src = (u32)h;
-		cb->dst = (u32)(h >> 32);
+		cb->src = libchoke_fold6(q, &fk->addrs.v6addrs.src);
+		cb->dst = libchoke_fold6(q, &fk->addrs.v6addrs.dst);
 		break;
-	}
 	case FLOW_DISSECTOR_KEY_TIPC:
 		memcpy(&cb->src, &fk->addrs.tipckey.key, sizeof(cb->src));
 		cb->dst = 0;

@@ -287,6 +287,43 @@ print("%d of %d pings answered, p50 %.1f ms max %.1f ms; lane %d, pdrop %d, drop
 PY
 }
 twice push-out push_out_run
+# --- protect srchost over IPv6: host fd09::1 opens four TCP connections,
+# one to each of four addresses of s, host fd09::3 one: each host is held
+# at half the link. A module that keyed an IPv6 host by a hash of both its
+# addresses (before 2026-12-07) gave the first host four shares of five and
+# the second about a fifth. (TCP: iperf3 3.12's UDP test does not start
+# over IPv6 here.)
+C ip -6 addr add fd09::1/64 dev c0 nodad; C ip -6 addr add fd09::3/64 dev c0 nodad
+for a in 2 4 6 8; do S ip -6 addr add fd09::$a/64 dev s0 nodad; done
+srchost6_run() {
+	on_tbf limit 1000 bandwidth 4mbit protect srchost target 5ms sparse
+	serve 5221 5222 5223 5224 5225
+	h6=
+	for a in 2 4 6 8; do
+		C timeout $((SECS + 40)) iperf3 -6 -c fd09::$a -B fd09::1 -p $((5220 + a / 2)) \
+			-t "$SECS" -J >"$RUN/cp-h6-$a.json" 2>&1 &
+		h6="$h6 $!"
+	done
+	C timeout $((SECS + 40)) iperf3 -6 -c fd09::2 -B fd09::3 -p 5225 -t "$SECS" -J \
+		>"$RUN/cp-h6-b.json" 2>&1
+	wait $h6
+	C tc -s -j qdisc show dev c0 >"$RUN/cp-stats6.json" 2>&1
+	python3 - "$RUN" <<'PY' >"$RUN/cp-srchost6" 2>&1
+import json, sys
+run = sys.argv[1]
+def rate(name):
+    r = json.load(open("%s/cp-h6-%s.json" % (run, name)))["end"]["sum_received"]
+    return r["bytes"] * 8 / r["seconds"] / 4e6
+a = sum(rate(x) for x in ("2", "4", "6", "8"))
+b = rate("b")
+q = [x for x in json.load(open(run + "/cp-stats6.json")) if x["kind"] == "chokeplus"][0]
+# each host half of the link; by the pairs of addresses, b would have a fifth
+assert b >= 0.35 and a >= 0.35, (a, b)
+assert q["protect"] > 0, q
+print("fd09::1 (4 connections) %.3f of the link, fd09::3 (1) %.3f; protect %d" % (a, b, q["protect"]))
+PY
+}
+twice srchost6 srchost6_run
 quiet s c
 ip netns del c; ip netns del s
 
