@@ -291,8 +291,10 @@ twice push-out push_out_run
 # one to each of four addresses of s, host fd09::3 one: each host is held
 # at half the link. A module that keyed an IPv6 host by a hash of both its
 # addresses (before 2026-12-07) gave the first host four shares of five and
-# the second about a fifth. (TCP: iperf3 3.12's UDP test does not start
-# over IPv6 here.)
+# the second about a fifth. (TCP: with several addresses of one prefix on
+# each side iperf3 3.12's UDP test does not start, with or without a
+# chokeplus on the link; with one address each it does, through every
+# word set.)
 C ip -6 addr add fd09::1/64 dev c0 nodad; C ip -6 addr add fd09::3/64 dev c0 nodad
 for a in 2 4 6 8; do S ip -6 addr add fd09::$a/64 dev s0 nodad; done
 srchost6_run() {
