@@ -99,6 +99,7 @@ SONAME := libchoke.so.$(VERSION_MAJOR)
 CHOKE := $(BUILD)/choke
 TESTS := $(BUILD)/choke-tests
 MKPCAP := $(BUILD)/mkpcap
+UDPFLOOD := $(BUILD)/udpflood
 BLAST := $(BUILD)/choke-blast
 BENCH := $(BUILD)/choke-bench
 SIM_TESTS := $(BUILD)/sim-tests
@@ -203,6 +204,11 @@ $(EXPORTER_TESTS): tests/exporter/test_exporter.c $(EXPORTER_SRC:%.c=$(BUILD)/%.
 $(MKPCAP): tests/mkpcap.c tests/pktbuild.h $(STATIC) | deps
 	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/mkpcap.c $(STATIC) $(LDLIBS)
 
+# the peers evaluation's flood source for fast links (tests/kernel/eval-peers.sh)
+$(UDPFLOOD): tests/kernel/udpflood.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) $(SAN) -o $@ tests/kernel/udpflood.c
+
 # libc and libm only: `make demo` works on a machine with nothing but a C
 # compiler (tests/fresh.sh); its output is `choke demo`'s (tests/demo.sh)
 $(DEMO): $(DEMO_OBJ) $(STATIC)
@@ -261,7 +267,7 @@ fuzz-run-%: build/fuzz/fuzz_%
 	@echo "fuzz $*: $$(grep -E '^stat::number_of_executed_units|^stat::new_units_added' build/fuzz/$*.log | tr '\n' ' ')"
 
 # One configuration: build and run the test binary and the CLI tests.
-check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) $(BRIDGE_TESTS) \
+check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(UDPFLOOD) $(DRIVERS) $(SIM_TESTS) $(BRIDGE_TESTS) \
 		$(TC_PLUGIN) $(TC_PLUGIN_TEST) $(EXPORTER_TESTS) | deps
 	./$(TESTS)
 	./$(TC_PLUGIN_TEST) ./$(TC_PLUGIN)
@@ -280,6 +286,7 @@ check-one: $(TESTS) $(CHOKE) $(BENCH) $(DEMO) $(MKPCAP) $(DRIVERS) $(SIM_TESTS) 
 	CHOKE=./$(CHOKE) sh tests/sim-shard.sh
 	BENCH=./$(BENCH) CHOKE=./$(CHOKE) sh tests/bench.sh
 	DEMO=./$(DEMO) CHOKE=./$(CHOKE) sh tests/demo.sh
+	UDPFLOOD=./$(UDPFLOOD) sh tests/udpflood.sh
 
 # Every configuration CI cares about.
 check: | deps

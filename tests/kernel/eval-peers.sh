@@ -12,7 +12,7 @@
 #   tests/kernel/eval-peers.sh [--workload floods|rtt|hosts] [--rate RATE]
 #        [--repeats N] [--seconds S] [--warmup S] [--only a,b,...]
 #        [--floods "1 4"] [--udp-len BYTES] [--words 'LABEL=WORDS;...']
-#        [--out DIR]
+#        [--flood-src auto|iperf3|batch] [--out DIR]
 #
 # --rate: the tbf's rate in tc's syntax with kbit or mbit (default 4mbit).
 # --seconds: the measured window (default 20); --warmup: the seconds of TCP
@@ -23,7 +23,11 @@
 # replacing tests/protect-words; each runs as `chokeplus WORDS bandwidth
 # RATE` (bandwidth only when the words lack it). --only: the labels to run
 # (the peers' below, the candidates' own). --out: the run's folder (default
-# build/kernel/peers/WORKLOAD-RATE-ULEN).
+# build/kernel/peers/WORKLOAD-RATE-ULEN). --flood-src: what sends the floods:
+# iperf3 (one datagram per system call; inside UML it cannot send more than
+# 5-18 Mbit/s), batch (tests/kernel/udpflood.c: a sendmmsg per millisecond of
+# each flood's rate), or auto (the default): iperf3 up to 20 Mbit/s, where
+# every earlier table was taken with it, batch above.
 #
 # Runs on the bench kernel (tests/kernel/build-uml.sh --bench: the same
 # options without the debugging ones, which would slow the guest's
@@ -45,6 +49,7 @@ ULEN=1000
 FLOODS=
 WORDS=${PROTECT_WORDS:-}
 RUN=
+SRC=auto
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || { echo "eval-peers: $1 needs a value" >&2; exit 2; }
 	case $1 in
@@ -58,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--udp-len) ULEN=$2 ;;
 	--words) WORDS=$2 ;;
 	--out) RUN=$2 ;;
+	--flood-src) SRC=$2 ;;
 	*) echo "eval-peers: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -77,6 +83,11 @@ case $RATE in
 *) echo "eval-peers: --rate takes a whole number of kbit or mbit, e.g. 4mbit, not \"$RATE\"" >&2; exit 2 ;;
 esac
 [ "$KBIT" -ge 100 ] && [ "$KBIT" -le 1000000 ] || { echo "eval-peers: --rate must be 100kbit to 1000mbit" >&2; exit 2; }
+case $SRC in
+auto) [ "$KBIT" -le 20000 ] && SRC=iperf3 || SRC=batch ;;
+iperf3|batch) ;;
+*) echo "eval-peers: --flood-src is auto, iperf3 or batch, not \"$SRC\"" >&2; exit 2 ;;
+esac
 if [ -n "$FLOODS" ]; then
 	case $FLOODS in *[!0-9\ ]*) echo "eval-peers: --floods takes numbers of floods, e.g. \"1 4\"" >&2; exit 2 ;; esac
 	[ $WL = hosts ] && { echo "eval-peers: the hosts workload has no floods" >&2; exit 2; }
@@ -134,6 +145,7 @@ make -s -C kmod dkms-tree DESTDIR="$OUT/mod-peers"
 make -s -C "$KDIR" ARCH=um M="$OUT/mod-peers/kmod" modules >>"$RUN/build.log" 2>&1 ||
 	{ tail -20 "$RUN/build.log"; exit 1; }
 make -s BUILD=build/peers build/peers/q_chokeplus.so
+gcc -O2 -Wall -Wextra -Werror -o "$OUT/udpflood" tests/kernel/udpflood.c
 nd=$(if [ -n "$ONLY" ]; then echo "$ONLY" | tr ',' '\n' | wc -l; else wc -l <"$RUN/disciplines"; fi)
 nk=$(case $WL in floods) set -- ${FLOODS:-1 4}; echo $# ;; rtt) set -- ${FLOODS:-1}; echo $# ;; *) echo 1 ;; esac)
 n=$(( nd * nk * REPEATS ))
@@ -141,13 +153,14 @@ n=$(( nd * nk * REPEATS ))
 # past the window, the floods 3 s before and after it, UML starts processes
 # slowly); a retried run counts twice
 limit=$(( n * (4 * (SECS + WARM) + 90) + 300 ))
-echo "eval-peers: booting UML: $WL at $RATE, $n runs of $SECS s (at most $limit s; guest log: $RUN/guest.log)"
+echo "eval-peers: booting UML: $WL at $RATE (floods from $SRC), $n runs of $SECS s (at most $limit s; guest log: $RUN/guest.log)"
 set +e
 sh tests/kernel/uml-boot.sh "$KDIR" "$RUN" $limit tests/kernel/guest-peers.sh \
 	CHOKE_KMOD="$OUT/mod-peers/kmod/sch_libchoke.ko" CHOKE_TC_LIB="$ROOT/build/peers" \
 	CHOKE_PEERS_TABLE="$RUN/disciplines" CHOKE_PEERS_WORKLOAD="$WL" CHOKE_PEERS_RATE="$KBIT" \
 	CHOKE_PEERS_SECONDS="$SECS" CHOKE_PEERS_WARMUP="$WARM" CHOKE_PEERS_REPEATS="$REPEATS" \
-	CHOKE_PEERS_UDP_LEN="$ULEN" ${ONLY:+CHOKE_PEERS_ONLY=$ONLY} \
+	CHOKE_PEERS_UDP_LEN="$ULEN" CHOKE_PEERS_FLOOD_SRC="$SRC" CHOKE_UDPFLOOD="$OUT/udpflood" \
+	${ONLY:+CHOKE_PEERS_ONLY=$ONLY} \
 	${FLOODS:+CHOKE_PEERS_FLOODS=$(echo $FLOODS | tr ' ' ,)}
 urc=$?
 set -e

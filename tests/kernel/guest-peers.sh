@@ -26,7 +26,9 @@
 # (default 2), CHOKE_PEERS_ONLY (a comma-separated list of labels; default
 # all), CHOKE_PEERS_FLOODS (default "1,4"; "1" for rtt; none for hosts),
 # CHOKE_PEERS_UDP_LEN (the floods' datagram payload, default 1000 bytes;
-# TCP's segments carry 1448).
+# TCP's segments carry 1448), CHOKE_PEERS_FLOOD_SRC (iperf3, the default,
+# or batch: tests/kernel/udpflood.c, whose path is CHOKE_UDPFLOOD, for links
+# faster than iperf3 can flood inside UML).
 #
 # Output: $CHOKE_RUN/peers/LABEL-K-R.* (iperf3's JSON, ping's output, the
 # kernel's counters at both ends of the window) and one JSON object per run
@@ -59,6 +61,12 @@ hosts) FLOODS=0 ;;
 *) echo "guest-peers: unknown workload $WL" >&2; exit 2 ;;
 esac
 ULEN=${CHOKE_PEERS_UDP_LEN:-1000}
+SRC=${CHOKE_PEERS_FLOOD_SRC:-iperf3}
+case $SRC in
+iperf3) ;;
+batch) [ -x "${CHOKE_UDPFLOOD:-}" ] || { echo "guest-peers: batch floods need CHOKE_UDPFLOOD" >&2; exit 2; } ;;
+*) echo "guest-peers: unknown flood source $SRC" >&2; exit 2 ;;
+esac
 ONLY=$(echo "${CHOKE_PEERS_ONLY:-}" | tr , ' ')
 KO=$CHOKE_KDIR/net/sched
 ROOT=$(pwd)
@@ -68,7 +76,7 @@ mkdir -p "$OUT"
 : >"$OUT/runs.jsonl"
 
 log() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
-log "guest up: $(uname -r), $(nproc) cpu; workload $WL at $RATE kbit/s; a window of $SECS s after $WARM s of TCP, $REPEATS repeats, floods: $FLOODS of $ULEN-byte datagrams"
+log "guest up: $(uname -r), $(nproc) cpu; workload $WL at $RATE kbit/s; a window of $SECS s after $WARM s of TCP, $REPEATS repeats, floods: $FLOODS of $ULEN-byte datagrams from $SRC"
 sysctl -qw net.core.wmem_max=8388608 net.core.rmem_max=8388608 2>/dev/null
 # the ACK path's netem holds the flows' ACKs for up to 216 ms
 sysctl -qw net.ipv4.tcp_rmem="4096 131072 8388608" net.ipv4.tcp_wmem="4096 65536 8388608" 2>/dev/null
@@ -171,6 +179,8 @@ sample() { # file
 		read up _ </proc/uptime; echo "uptime_ss $up"' sh "$1" >"$1" 2>&1
 	C sh -c '
 		read up _ </proc/uptime; echo "uptime_tbf $up"
+		while read -r name a b c d e f g; do [ "$name" = Udp: ] && u="$d $f"; done </proc/net/snmp
+		echo "udp_out $u"
 		echo "tbf $(tc -s -j qdisc show dev c0)"
 		read up _ </proc/uptime; echo "uptime_tbf2 $up"' >>"$1" 2>&1
 }
@@ -192,7 +202,13 @@ run_one() { # label words k r
 		S iperf3 -s -1 -p "$2" >/dev/null 2>&1 &
 		shift 4
 	done
-	[ "$k" -gt 0 ] && { S iperf3 -s -1 -p 5202 -J >/dev/null 2>&1 & }
+	if [ "$k" -gt 0 ]; then
+		if [ $SRC = batch ]; then
+			S "$CHOKE_UDPFLOOD" sink 5202 >/dev/null 2>&1 &
+		else
+			S iperf3 -s -1 -p 5202 -J >/dev/null 2>&1 &
+		fi
+	fi
 	sleep 1
 	# TCP runs past the window's end by a margin for UML's slow process
 	# starts (about a second for each client)
@@ -200,8 +216,13 @@ run_one() { # label words k r
 	if [ "$k" -gt 0 ]; then
 		# the floods start 3 s before TCP and end after it (and after the
 		# counters read when its clients have ended)
-		C timeout $((tcp_t + 40)) iperf3 -c 10.9.0.2 -p 5202 -u -b $((2 * RATE / k))k -P "$k" \
-			-l "$ULEN" -w 2M -t $((tcp_t + 9)) -J --get-server-output >"$base.udp" 2>&1 &
+		if [ $SRC = batch ]; then
+			C timeout $((tcp_t + 40)) "$CHOKE_UDPFLOOD" send 10.9.0.2 5202 --rate $((2 * RATE)) \
+				--flows "$k" --len "$ULEN" --seconds $((tcp_t + 9)) >"$base.udp" 2>&1 &
+		else
+			C timeout $((tcp_t + 40)) iperf3 -c 10.9.0.2 -p 5202 -u -b $((2 * RATE / k))k -P "$k" \
+				-l "$ULEN" -w 2M -t $((tcp_t + 9)) -J --get-server-output >"$base.udp" 2>&1 &
+		fi
 		udp=$!
 		sleep 3
 	fi
@@ -234,7 +255,7 @@ run_one() { # label words k r
 	[ "$k" -gt 0 ] && wait $udp
 	C tc -s -j qdisc show dev c0 >"$base.qdisc" 2>&1
 	python3 "$ROOT/tests/kernel/peers-summary.py" --workload "$WL" --label "$label" --k "$k" \
-		--r "$r" --rate "$RATE" --udp-len "$ULEN" --warmup "$WARM" --seconds "$SECS" \
+		--r "$r" --rate "$RATE" --udp-len "$ULEN" --warmup "$WARM" --seconds "$SECS" --flood-src "$SRC" \
 		--base "$base" >>"$OUT/runs.jsonl"
 	log "$(tail -1 "$OUT/runs.jsonl" | cut -c1-300)"
 	net_down

@@ -7,7 +7,9 @@ Reads BASE.a and BASE.b (the guest kernel's counters at the two ends of the
 measured window, and BASE.a.ss / BASE.b.ss: `ss -ti` in the receiving
 namespace), BASE.c and BASE.d (the same just before the TCP clients started
 and just after they ended), BASE.ping, BASE.tcpN (iperf3's JSON per client)
-and BASE.udp (the floods' iperf3 JSON with the server's output).
+and BASE.udp (the floods' iperf3 JSON with the server's output, or with
+--flood-src batch the report of tests/kernel/udpflood.c, which has no
+intervals: the iperf3 totals' share is then left out).
 
 The figures (all over the window, by the kernel's clock):
   share    the floods' payload bytes (the receiver's UDP datagrams times their
@@ -22,6 +24,10 @@ The figures (all over the window, by the kernel's clock):
   ping     the round trips of the pings answered inside the window: median,
            99th percentile (nearest rank), the share lost
   drift    the guest's wall clock over its kernel clock across the window
+  offered  the floods' datagrams the sender's kernel took in the window (UDP
+           OutDatagrams and SndbufErrors in the sending namespace: a datagram
+           the qdisc dropped counts in the second) times their payload, over
+           the twice the link asked: below 1, the source could not keep up
 and, for comparison, section 12's method before issue 19 (`iperf3`):
 iperf3's receiver totals over its whole test (slow start included) for the
 TCP streams, the floods' bytes from the server's intervals inside it, and
@@ -50,7 +56,10 @@ def counters(path):
     return {"up": float(d["uptime"]), "wall": float(d["wall"]), "rx": int(d["rx"]),
             "udp": int(udp[0]) + int(udp[2]),
             "up_tbf": (float(d["uptime_tbf"]) + float(d["uptime_tbf2"])) / 2,
-            "tbf": tbf["bytes"]}
+            "tbf": tbf["bytes"],
+            # OutDatagrams SndbufErrors in the sending namespace (runs
+            # before 2026-12-07 did not read them)
+            "udp_out": sum(int(x) for x in d["udp_out"].split()) if "udp_out" in d else None}
 
 
 def sockets(path):
@@ -77,7 +86,7 @@ def jain(xs):
     return s * s / (len(xs) * sum(x * x for x in xs)) if s else 0.0
 
 
-def iperf3_method(tcp_files, udp_file, k, rate_bps, c, d, warm, window):
+def iperf3_method(tcp_files, udp_file, k, rate_bps, c, d, warm, window, flood_src):
     """Section 12's figures as computed before issue 19, and Jain's index
     from iperf3's own per-second intervals (the senders' bytes) over about
     the window, from WARM seconds after its start for WINDOW seconds."""
@@ -100,7 +109,7 @@ def iperf3_method(tcp_files, udp_file, k, rate_bps, c, d, warm, window):
                     inwin[key] = inwin.get(key, 0) + s["bytes"]
     out = {"jain": jain(streams), "jain_intervals": jain(list(inwin.values())),
            "util": (d["tbf"] - c["tbf"]) * 8 / (rate_bps * (d["up_tbf"] - c["up_tbf"]))}
-    if k:
+    if k and flood_src == "iperf3":
         try:
             u = json.load(open(udp_file))
             t0 = t_start - u["start"]["timestamp"]["timesecs"]
@@ -123,9 +132,10 @@ def main():
         ap.add_argument("--" + o, type=int, required=True)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=20)
+    ap.add_argument("--flood-src", default="iperf3", choices=("iperf3", "batch"))
     a = ap.parse_args()
     res = {"label": a.label, "k": a.k, "r": a.r, "workload": a.workload,
-           "rate_kbit": a.rate, "udp_len": a.udp_len}
+           "rate_kbit": a.rate, "udp_len": a.udp_len, "flood_src": a.flood_src}
     b = a.base
     tcp_files = []
     i = 0
@@ -141,7 +151,7 @@ def main():
         sa, sb = sockets(b + ".a.ss"), sockets(b + ".b.ss")
         cc, cd = counters(b + ".c"), counters(b + ".d")
         old = iperf3_method(tcp_files, b + ".udp", a.k, a.rate * 1000.0, cc, cd, a.warmup,
-                            a.seconds)
+                            a.seconds, a.flood_src)
     except (OSError, ValueError, KeyError, IndexError) as e:
         res["failed"] = "counters: %s" % e
         print(json.dumps(res))
@@ -174,6 +184,9 @@ def main():
         # from just before the TCP clients started to the window's start:
         # their start-up (seconds in UML) and first seconds
         "util_start": (ca["tbf"] - cc["tbf"]) * 8 / (a.rate * 1000.0 * (ca["up_tbf"] - cc["up_tbf"])),
+        "offered": ((cb["udp_out"] - ca["udp_out"]) * a.udp_len * 8 /
+                    (2 * a.rate * 1000.0 * (cb["up_tbf"] - ca["up_tbf"])))
+        if a.k and ca["udp_out"] is not None and cb["udp_out"] is not None else None,
         "ping": ping(b + ".ping"),
         "iperf3": old,
     })

@@ -56,6 +56,7 @@ def main():
         names[lab] = "chokeplus %s" % lab
     runs, fails = {}, []
     wl = None
+    srcs = set()
     for line in open(a.runs):
         line = line.strip()
         if not line:
@@ -70,6 +71,7 @@ def main():
                                            r["failed"]))
             continue
         wl = r["workload"]
+        srcs.add(r.get("flood_src", "iperf3"))
         runs.setdefault((r["label"], r["k"]), []).append(r)
     ks = sorted({k for _, k in runs})
     labels = [lab for lab in order if any((lab, k) in runs for k in ks)]
@@ -121,6 +123,10 @@ def main():
           "Ethernet headers); ping: round trips of a ping every 200 ms inside the window "
           "(median / 99th percentile)." % (
               what, a.rate, a.seconds, a.warmup, reps, "" if reps == 1 else "s", a.udp_len))
+    if wl in ("floods", "rtt"):
+        src = {"iperf3": "iperf3 (one datagram per system call, paced every ms)",
+               "batch": "tests/kernel/udpflood.c (one sendmmsg per ms of each flood's rate)"}
+        print("The floods' source: %s." % " and ".join(src[x] for x in sorted(srcs)))
     for lab in plus:
         print("`%s`: `%s`" % (names[lab], words[lab].replace("@RATE@", a.rate)))
     print()
@@ -129,22 +135,24 @@ def main():
     if wl in ("floods", "rtt"):
         print("| discipline | floods | share / fair: window, iperf3 totals | Jain: window, "
               "iperf3's intervals in the window, iperf3 totals | utilisation: window, "
-              "receiver's count, TCP's start-up | wall clock / kernel clock |")
-        print("|---|---|---|---|---|---|")
+              "receiver's count, TCP's start-up | floods offered / asked | wall clock / kernel clock |")
+        print("|---|---|---|---|---|---|---|")
         for lab in labels:
             for k in ks:
                 rs = runs.get((lab, k))
                 if not rs:
                     continue
-                print("| %s | %d | %s, %s | %s, %s, %s | %s, %s, %s | %s |" % (
+                print("| %s | %d | %s, %s | %s, %s, %s | %s, %s, %s | %s | %s |" % (
                     names[lab], k, rng([r["share"] / r["fair"] for r in rs], "%.2f"),
-                    rng([r["iperf3"].get("share", 0) / r["fair"] for r in rs], "%.2f"),
+                    rng([r["iperf3"]["share"] / r["fair"] if "share" in r["iperf3"] else None
+                         for r in rs], "%.2f"),
                     rng([r["jain"] for r in rs], "%.3f"),
                     rng([r["iperf3"].get("jain_intervals") for r in rs], "%.3f"),
                     rng([r["iperf3"]["jain"] for r in rs], "%.3f"),
                     rng([r["util"] for r in rs], "%.3f"),
                     rng([r["util_rx"] for r in rs], "%.3f"),
                     rng([r.get("util_start") for r in rs], "%.3f"),
+                    rng([r.get("offered") for r in rs], "%.2f"),
                     rng([r["drift"] for r in rs], "%.3f")))
         print()
     for f in fails:
