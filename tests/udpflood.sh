@@ -38,6 +38,13 @@ print("udpflood.sh: sent %d datagrams at %s kbit/s, the sink got %d" % (
 sys.exit(0 if ok else 1)
 PY
 
+# a slow flood's last interval ends at the end: 8 kbit/s of 1000-byte
+# datagrams for 2 s is one datagram a second, 2 in all (not a burst to
+# fill the rest of the time)
+"$U" send 127.0.0.1 $port --rate 8 --len 1000 --seconds 2 >"$T/slow" 2>&1 ||
+	no "slow send exited $?"
+grep -q '"datagrams": 2,' "$T/slow" || no "slow send: $(cat "$T/slow")"
+
 for args in "send 10.0.0.1 5000" "send 10.0.0 5000 --rate 10" "send 10.0.0.1 0 --rate 10" \
 	"send 10.0.0.1 5000 --rate 10 --flows 65" "send 10.0.0.1 5000 --rate 10 --len" \
 	"send 10.0.0.1 5000 --rate 10 --bogus 1" "sink" "sink 70000" "sink 5000 --seconds x" "frobnicate"; do

@@ -245,8 +245,8 @@ static int do_send(int argc, char **argv)
 			sent += done;
 		}
 		next += gap * batch;
-		if (next < end)
-			sleep_until(next);
+		/* the last batch's interval runs to the end, not past it */
+		sleep_until(next < end ? next : end);
 	}
 	{
 		double secs = (double)(now_ns() - start) / 1e9;
