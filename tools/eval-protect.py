@@ -7,7 +7,7 @@ the other variants, RED and FIFO (docs/results.md, section 8).
 Usage: python3 tools/eval-protect.py [--choke build/gcc/choke] [--seeds 5]
                                      [--jobs 2] [--plot docs/img/protect-2c.png]
                                      [--quick] [--part criteria|more|latency|rtt|hosts]
-                                     [--words 'LABEL=WORDS;...']
+                                     [--words 'LABEL=WORDS;...'] [--set KEY=VALUE ...]
 (`make eval-protect` runs it with the defaults and the plot; `make
 eval-protect-more` runs --part more.) Prints markdown to stdout. --part
 criteria (the default):
@@ -125,14 +125,14 @@ def sim(job):
 
 
 class Runner:
-    def __init__(self, choke, seeds, jobs):
-        self.choke, self.seeds = choke, seeds
+    def __init__(self, choke, seeds, jobs, extra=()):
+        self.choke, self.seeds, self.extra = choke, seeds, list(extra)
         # the work is in the simulator processes: threads suffice
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
         self.pending = {}
 
     def submit(self, key, scenario, sets):
-        self.pending[key] = [self.pool.submit(sim, (self.choke, scenario, sets, s))
+        self.pending[key] = [self.pool.submit(sim, (self.choke, scenario, sets + self.extra, s))
                              for s in self.seeds]
 
     def results(self):
@@ -525,19 +525,27 @@ def main():
     ap.add_argument("--words", default=os.environ.get("PROTECT_WORDS", ""),
                     help="--part latency, rtt, hosts: protect's candidates "
                          "'LABEL=WORDS;...' (default: tests/protect-words)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a scenario setting added to every run, after the part's own "
+                         "(e.g. tcp_timestamps=1); repeatable")
     ap.add_argument("--plot-onoff", default="",
                     help="--part more: the floods' share over time (PNG)")
     a = ap.parse_args()
     seeds = list(range(1, (2 if a.quick else a.seeds) + 1))
     ks = (1, 4, 8) if a.quick else KS
     rates = ("2c",) if a.quick else RATES
-    run = Runner(a.choke, seeds, a.jobs)
+    for kv in a.set:
+        if "=" not in kv:
+            ap.error("--set takes KEY=VALUE, not %r" % kv)
+    run = Runner(a.choke, seeds, a.jobs, a.set)
     if a.part in ("latency", "rtt", "hosts"):
         discs = PEERS + candidates(a.words)
         k19_submit(run, a.part, discs, a.quick)
         res = run.results()
         run.pool.shutdown()
         k19_report(res, a.part, discs, seeds, a.quick)
+        if a.set:
+            print("Every run with %s.\n" % ", ".join("`%s`" % kv for kv in a.set))
         return
     if a.part == "more":
         args = (((1, 8) if a.quick else (1, 2, 4, 8)), (("2c",) if a.quick else ("2c", "5c")),

@@ -48,7 +48,7 @@ struct sim_pkt {
 	uint16_t len;
 	uint8_t flags; /* TCP_F_*, PKT_ACK */
 	uint8_t pad;
-	uint64_t t_enq; /* bottleneck enqueue time */
+	uint64_t t_enq; /* bottleneck enqueue time; TCP: see tcp_send_cb */
 	uint64_t t_ev;  /* when it leaves the pipe it is in */
 };
 
@@ -361,6 +361,7 @@ static void btl_arrive(struct sim *s, uint32_t i)
 	if (s->ser)
 		ser_arrival(s, k->flow);
 	pf = (k->flags & TCP_F_ECT) ? CHOKE_PKT_ECN_CAPABLE : 0;
+	k->t_ev = k->t_enq; /* a TCP segment's timestamp, while it waits */
 	k->t_enq = s->now;
 	if (choke_protect_by(&s->q) == CHOKE_PROTECT_BY_FLOW)
 		r = choke_enqueue(&s->q, pkt_ref(i), k->len, k->flow, pf, s->now, &v);
@@ -408,6 +409,8 @@ static void btl_txdone(struct sim *s)
 		f->r.link_pkts++;
 		f->r.link_bytes += k->len;
 	}
+	if (s->cfg->tcp.timestamps && f->cls != SIM_UDP)
+		k->t_enq = k->t_ev; /* its timestamp again, for the receiver */
 	pipe_put(s, &s->prop, i, s->now + s->cfg->btl_delay_ns, EV(EV_DELIVER, 0));
 	btl_start_next(s);
 }
@@ -443,6 +446,10 @@ static void tcp_send_cb(void *ctx, struct tcp_sender *snd, uint32_t seq,
 	s->pkt[i].flow = snd->id;
 	s->pkt[i].seq = seq;
 	s->pkt[i].flags = (uint8_t)flags;
+	/* RFC 7323's TSval, the time it is sent: t_enq carries it to the
+	 * bottleneck, t_ev while it waits there (btl_arrive), t_enq again to
+	 * the receiver (btl_txdone); an ACK's t_enq carries what it echoes */
+	s->pkt[i].t_enq = s->now;
 	s->pkt[i].len = (uint16_t)s->cfg->pkt_size;
 	access_send(s, &s->fl[snd->id], i);
 }
@@ -460,6 +467,7 @@ static void tcp_ack_cb(void *ctx, struct tcp_receiver *rcv, uint32_t ack,
 	s->pkt[i].flow = rcv->id;
 	s->pkt[i].seq = ack;
 	s->pkt[i].flags = (uint8_t)(flags | PKT_ACK);
+	s->pkt[i].t_enq = rcv->ts_recent;
 	s->pkt[i].len = (uint16_t)s->cfg->ack_size;
 	s->btl_pkts++;
 	pipe_put(s, &s->fl[rcv->id].acks, i, s->now + s->fl[rcv->id].rev_delay,
@@ -561,7 +569,7 @@ static void deliver(struct sim *s, uint32_t i)
 		if (s->measuring && s->cfg->light_rtt && f->group == SIM_G_LIGHT)
 			light_rtt_add(s, f, k);
 	} else {
-		int n = tcp_rcv_segment(&f->rcv, k->seq, k->flags, s->now);
+		int n = tcp_rcv_segment_ts(&f->rcv, k->seq, k->flags, k->t_enq, s->now);
 
 		if (n < 0)
 			fail(s, "out of memory (receiver)");
@@ -624,7 +632,7 @@ static void on_event(struct sim *s, uint32_t ref)
 		uint32_t i = pipe_take(s, &s->fl[idx].acks, ref);
 		struct sim_pkt *k = &s->pkt[i];
 
-		tcp_on_ack(&s->fl[idx].snd, k->seq, k->flags & TCP_F_ECE, s->now);
+		tcp_on_ack_ts(&s->fl[idx].snd, k->seq, k->flags & TCP_F_ECE, k->t_enq, s->now);
 		pkt_free(s, i);
 		arm_rto(s, idx);
 		break;

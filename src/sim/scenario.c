@@ -50,6 +50,8 @@ const struct sim_key sim_scenario_keys[] = {
 	{ "tcp_delack_count", SIM_KT_UINT, "2", 1, 1000, "ACK every n-th segment when delaying" },
 	{ "tcp_delack_timeout", SIM_KT_TIME, "200ms", 0, 0, "delayed-ACK timer" },
 	{ "tcp_ecn", SIM_KT_BOOL, "0", 0, 0, "TCP uses ECN (RFC 3168); marking needs the queue's ecn word" },
+	{ "tcp_timestamps", SIM_KT_BOOL, "0", 0, 0,
+	  "RFC 7323 timestamps: every ACK that advances the window gives an RTT sample, retransmissions included (no Karn's rule), as Linux's TCP" },
 	{ "tcp_hosts", SIM_KT_STR, "", 0, 0,
 	  "the long TCP flows' hosts: flows per host in order (16,1,1,1; summing to tcp_flows); each host's share is reported" },
 	{ "udp_flows", SIM_KT_UINT, "1", 0, 1000000, "number of unresponsive UDP flows" },
@@ -966,6 +968,9 @@ int sim_scenario_resolve(const struct sim_scenario *sc, struct sim_setup *out,
 	if (get_bool(sc, "tcp_limited_transmit", &b, err, errlen))
 		return -1;
 	c->tcp.limited_transmit = b;
+	if (get_bool(sc, "tcp_timestamps", &b, err, errlen))
+		return -1;
+	c->tcp.timestamps = b;
 
 	/* the time series */
 	if (get_time(sc, "series_interval", &c->series_ns, err, errlen))

@@ -76,7 +76,9 @@ static void xmit(struct tcp_sender *s, uint32_t seq, uint64_t now)
 	if (tcp_seq_lt(seq, s->snd_max)) {
 		f |= TCP_F_RETX;
 		s->st.retransmits++;
-		s->timing = false; /* Karn: no sample across a retransmission */
+		/* Karn: no sample across a retransmission (with timestamps
+		 * every ACK carries its own) */
+		s->timing = false;
 	} else {
 		if (s->p->ecn)
 			f |= TCP_F_ECT; /* RFC 3168 6.1.5: never on retransmissions */
@@ -127,24 +129,67 @@ static void retransmit_una(struct tcp_sender *s, uint64_t now)
 		s->snd_nxt++;
 }
 
-/* RFC 6298 section 2, in integer nanoseconds. */
-static void rtt_sample(struct tcp_sender *s, uint64_t r)
+/* RFC 6298 2.2: the first measurement sets the estimates (true). */
+static bool rtt_first(struct tcp_sender *s, uint64_t r)
+{
+	if (s->have_rtt)
+		return false;
+	s->srtt = r;
+	s->rttvar = r / 2;
+	s->have_rtt = true;
+	return true;
+}
+
+/* RFC 6298 2.2-2.4: the RTO from the estimates, within its bounds. */
+static void rto_from_estimates(struct tcp_sender *s)
 {
 	const struct tcp_params *p = s->p;
 
-	if (!s->have_rtt) {
-		s->srtt = r;
-		s->rttvar = r / 2;
-		s->have_rtt = true;
-	} else {
+	s->rto = s->srtt + max_u64(p->granularity, 4 * s->rttvar);
+	s->rto = min_u64(max_u64(s->rto, p->min_rto), p->max_rto);
+	s->st.rtt_samples++;
+}
+
+/* RFC 6298 section 2, in integer nanoseconds. */
+static void rtt_sample(struct tcp_sender *s, uint64_t r)
+{
+
+	if (!rtt_first(s, r)) {
 		uint64_t d = s->srtt > r ? s->srtt - r : r - s->srtt;
 
 		s->rttvar = (3 * s->rttvar + d) / 4;
 		s->srtt = (7 * s->srtt + r) / 8;
 	}
-	s->rto = s->srtt + max_u64(p->granularity, 4 * s->rttvar);
-	s->rto = min_u64(max_u64(s->rto, p->min_rto), p->max_rto);
-	s->st.rtt_samples++;
+	rto_from_estimates(s);
+}
+
+/*
+ * RFC 7323 RTTM: a sample from every ACK that advances the window, each
+ * weighted by RFC 7323 appendix G's gains: alpha and beta divided by the
+ * samples expected per round trip, ceil(FlightSize / (2 SMSS)), with
+ * FlightSize before the ACK. A sample recomputes the RTO, which clears a
+ * backoff, retransmissions included.
+ */
+static void rtt_sample_ts(struct tcp_sender *s, uint64_t r, uint32_t flight_segs)
+{
+	uint64_t es = (flight_segs + 1) / 2;
+
+	if (es < 1)
+		es = 1;
+	if (!rtt_first(s, r)) {
+		uint64_t d = s->srtt > r ? s->srtt - r : r - s->srtt;
+
+		/* rttvar += (d - rttvar) / (4 es); srtt += (r - srtt) / (8 es) */
+		if (d >= s->rttvar)
+			s->rttvar += (d - s->rttvar) / (4 * es);
+		else
+			s->rttvar -= (s->rttvar - d) / (4 * es);
+		if (r >= s->srtt)
+			s->srtt += (r - s->srtt) / (8 * es);
+		else
+			s->srtt -= (s->srtt - r) / (8 * es);
+	}
+	rto_from_estimates(s);
 }
 
 /* Remember that the window was reduced for the data now outstanding: no
@@ -227,6 +272,12 @@ static void finish_check(struct tcp_sender *s, uint64_t now)
 
 void tcp_on_ack(struct tcp_sender *s, uint32_t ack, unsigned flags, uint64_t now)
 {
+	tcp_on_ack_ts(s, ack, flags, UINT64_MAX, now);
+}
+
+void tcp_on_ack_ts(struct tcp_sender *s, uint32_t ack, unsigned flags, uint64_t tsecr,
+		   uint64_t now)
+{
 	const struct tcp_params *p = s->p;
 	bool ece = p->ecn && (flags & TCP_F_ECE);
 
@@ -236,7 +287,10 @@ void tcp_on_ack(struct tcp_sender *s, uint32_t ack, unsigned flags, uint64_t now
 	if (tcp_seq_lt(s->snd_una, ack)) {
 		uint32_t newly = ack - s->snd_una;
 
-		if (s->timing && tcp_seq_lt(s->rtt_seq, ack)) {
+		if (p->timestamps) {
+			if (tsecr <= now)
+				rtt_sample_ts(s, now - tsecr, s->snd_max - s->snd_una);
+		} else if (s->timing && tcp_seq_lt(s->rtt_seq, ack)) {
 			rtt_sample(s, now - s->rtt_t);
 			s->timing = false;
 		}
@@ -417,13 +471,27 @@ static void send_ack(struct tcp_receiver *r)
 	r->unacked = 0;
 	r->delack_deadline = 0;
 	r->acks_sent++;
+	r->last_ack = r->rcv_nxt;
 	r->ack(r->ctx, r, r->rcv_nxt, r->p->ecn && r->ece ? TCP_F_ECE : 0);
 }
 
 int tcp_rcv_segment(struct tcp_receiver *r, uint32_t seq, unsigned flags,
 		    uint64_t now)
 {
+	return tcp_rcv_segment_ts(r, seq, flags, 0, now);
+}
+
+int tcp_rcv_segment_ts(struct tcp_receiver *r, uint32_t seq, unsigned flags,
+		       uint64_t tsval, uint64_t now)
+{
 	const struct tcp_params *p = r->p;
+
+	/* RFC 7323 4.3: the timestamp to echo is that of the segment at the
+	 * left edge of the last ACK sent (or older), the newest such; a
+	 * delayed ACK thus echoes the first of the segments it covers, and
+	 * the ACK that a gap-filling retransmission causes echoes it */
+	if (p->timestamps && tcp_seq_le(seq, r->last_ack) && tsval >= r->ts_recent)
+		r->ts_recent = tsval;
 
 	/* RFC 3168 6.1.3: CWR stops the echo, CE (re)starts it */
 	if (flags & TCP_F_CWR)

@@ -8,11 +8,16 @@
  * "careful" full-ACK window and the "impatient" timer), limited transmit
  * (RFC 3042, optional), the retransmission timer of RFC 6298 (SRTT/RTTVAR,
  * a minimum RTO, exponential backoff, Karn's rule: a retransmission cancels
- * the RTT measurement in progress) and the ECN response of RFC 3168 (ECE
+ * the RTT measurement in progress; or, with timestamps, RFC 7323's RTTM: every
+ * ACK that advances the window gives a sample from the time it echoes,
+ * retransmissions included, with the gains of its appendix G) and the ECN
+ * response of RFC 3168 (ECE
  * halves the window at most once per window of data, CWR on the next new
  * segment). Receiver: cumulative ACKs, out-of-order buffering, immediate
  * ACKs for out-of-order and gap-filling segments, optional delayed ACKs
- * (every delack_count-th segment or after delack_timeout) and ECE echoing.
+ * (every delack_count-th segment or after delack_timeout), ECE echoing and,
+ * with timestamps, TS.Recent kept by RFC 7323's rule (the timestamp of the
+ * segment at the left edge of the last ACK sent) for the host to echo.
  *
  * Sequence numbers count segments (every segment carries mss bytes); the
  * window is kept in bytes, as in the RFCs. The module owns no time and no
@@ -48,6 +53,7 @@ struct tcp_params {
 	bool ecn;                  /* negotiate and use ECN */
 	bool delack;               /* receiver delays ACKs */
 	bool limited_transmit;     /* RFC 3042 */
+	bool timestamps;           /* RFC 7323 timestamps (RTTM) */
 };
 
 void tcp_params_default(struct tcp_params *p);
@@ -109,6 +115,11 @@ void tcp_sender_init(struct tcp_sender *s, const struct tcp_params *p, uint32_t 
 void tcp_start(struct tcp_sender *s, uint64_t now);
 /* An ACK arrived: ack = next segment expected, flags TCP_F_ECE or 0. */
 void tcp_on_ack(struct tcp_sender *s, uint32_t ack, unsigned flags, uint64_t now);
+/* The same with the timestamp it echoes (TSecr: the host's time when the
+ * segment it echoes was sent); without p->timestamps the same as
+ * tcp_on_ack. */
+void tcp_on_ack_ts(struct tcp_sender *s, uint32_t ack, unsigned flags, uint64_t tsecr,
+		   uint64_t now);
 /* The retransmission timer: call when now >= s->rto_deadline != 0. */
 void tcp_on_rto(struct tcp_sender *s, uint64_t now);
 
@@ -132,6 +143,8 @@ struct tcp_receiver {
 	uint64_t *ooo;
 	uint32_t ooo_cap; /* bits, a power of two (0: none yet) */
 	uint32_t ooo_count;
+	uint64_t ts_recent; /* RFC 7323 TS.Recent: what the next ACK echoes */
+	uint32_t last_ack;  /* Last.ACK.sent: the ack of the last ACK sent */
 	uint64_t delivered; /* in-order segments handed to the application */
 	uint64_t dup_segs;  /* segments received again */
 	uint64_t acks_sent;
@@ -144,6 +157,11 @@ void tcp_receiver_free(struct tcp_receiver *r);
  * (0 for out-of-order or duplicate ones), or -1 if out of memory. */
 int tcp_rcv_segment(struct tcp_receiver *r, uint32_t seq, unsigned flags,
 		    uint64_t now);
+/* The same with the segment's timestamp (TSval: the host's time when it
+ * was sent); with p->timestamps it updates r->ts_recent, which the ACKs
+ * it causes echo (the host reads it in its ACK function). */
+int tcp_rcv_segment_ts(struct tcp_receiver *r, uint32_t seq, unsigned flags,
+		       uint64_t tsval, uint64_t now);
 /* The delayed-ACK timer: call when now >= r->delack_deadline != 0. */
 void tcp_rcv_on_delack(struct tcp_receiver *r, uint64_t now);
 

@@ -424,6 +424,7 @@ static void t_ecn_response(void)
 struct ackrec {
 	uint32_t ack[256];
 	unsigned flags[256];
+	uint64_t ecr[256]; /* the timestamp it echoes (TS.Recent) */
 	int n;
 };
 
@@ -431,10 +432,10 @@ static void rec_ack(void *ctx, struct tcp_receiver *r, uint32_t ack, unsigned fl
 {
 	struct ackrec *a = ctx;
 
-	(void)r;
 	if (a->n < 256) {
 		a->ack[a->n] = ack;
 		a->flags[a->n] = flags;
+		a->ecr[a->n] = r->ts_recent;
 		a->n++;
 	}
 }
@@ -475,6 +476,100 @@ static void t_delayed_acks(void)
 	CHECK_EQ(a.n, 5);
 	CHECK_EQ(r.dup_segs, 1);
 	CHECK_EQ(r.delivered, 5);
+	tcp_receiver_free(&r);
+}
+
+/* RFC 7323 timestamps: the ACK of a retransmission gives a sample (no Karn's
+ * rule) and clears the backoff; later samples have appendix G's gains */
+static void t_timestamps_rtt_after_timeout(void)
+{
+	struct tcp_params p;
+	struct tcp_sender s;
+	struct mock m = { .n = 0 };
+	uint64_t t;
+
+	params(&p, 4);
+	p.min_rto = 200 * MS;
+	p.timestamps = true;
+	tcp_sender_init(&s, &p, 0, mock_send, &m);
+	tcp_start(&s, 0);
+	t = 1 * SEC;
+	tcp_on_rto(&s, t);
+	t += 2 * SEC;
+	tcp_on_rto(&s, t); /* resent at 3 s, the RTO backed off to 4 s */
+	CHECK_EQ(s.st.timeouts, 2);
+	CHECK_EQ(s.rto, 4 * SEC);
+	/* an ACK without a timestamp (tcp_on_ack) gives no sample */
+	tcp_on_ack(&s, 1, 0, t + 50 * MS);
+	CHECK_EQ(s.st.rtt_samples, 0);
+	CHECK_EQ(s.rto, 4 * SEC);
+	/* the next echoes the retransmission sent at 3 s: R = 100 ms, the
+	 * RTO recomputed (Karn's rule would keep 4 s: the test above) */
+	tcp_on_ack_ts(&s, 2, 0, t, t + 100 * MS);
+	CHECK_EQ(s.st.rtt_samples, 1);
+	CHECK_EQ(s.srtt, 100 * MS);
+	CHECK_EQ(s.rttvar, 50 * MS);
+	CHECK_EQ(s.rto, 300 * MS);
+	/* a second sample of 100 ms with 2 segments outstanding (the first
+	 * four less the two acknowledged): one sample expected per round
+	 * trip, so RFC 6298's gains: RTTVAR 3/4 of 50 ms */
+	REQUIRE(s.snd_max - s.snd_una == 2);
+	tcp_on_ack_ts(&s, 3, 0, t + 100 * MS, t + 200 * MS);
+	CHECK_EQ(s.st.rtt_samples, 2);
+	CHECK_EQ(s.srtt, 100 * MS);
+	CHECK_EQ(s.rttvar, 37500000ull);
+	/* with 8 outstanding, 4 samples are expected per round trip: a
+	 * quarter of the gains (RTTVAR moves by 1/16 of the difference) */
+	s.snd_max = s.snd_una + 8;
+	tcp_on_ack_ts(&s, s.snd_una + 1, 0, t + 200 * MS, t + 300 * MS);
+	CHECK_EQ(s.st.rtt_samples, 3);
+	CHECK_EQ(s.rttvar, 37500000ull - 37500000ull / 16);
+	/* a duplicate ACK gives none */
+	tcp_on_ack_ts(&s, s.snd_una, 0, t, t + 400 * MS);
+	CHECK_EQ(s.st.rtt_samples, 3);
+}
+
+/* RFC 7323 4.3: which timestamp the receiver's ACKs echo */
+static void t_timestamps_receiver_echo(void)
+{
+	struct tcp_params p;
+	struct tcp_receiver r;
+	struct ackrec a = { .n = 0 };
+
+	params(&p, 1);
+	p.delack = true;
+	p.timestamps = true;
+	tcp_receiver_init(&r, &p, 0, rec_ack, &a);
+	tcp_rcv_segment_ts(&r, 0, 0, 100, 1000);
+	tcp_rcv_segment_ts(&r, 1, 0, 200, 1010);
+	/* a delayed ACK echoes the first segment it covers */
+	REQUIRE(a.n == 1);
+	CHECK_EQ(a.ack[0], 2);
+	CHECK_EQ(a.ecr[0], 100);
+	/* out of order: the duplicate ACK echoes the last in-order one */
+	tcp_rcv_segment_ts(&r, 3, 0, 400, 1020);
+	REQUIRE(a.n == 2);
+	CHECK_EQ(a.ack[1], 2);
+	CHECK_EQ(a.ecr[1], 100);
+	/* the gap filled by a retransmission: its ACK echoes the
+	 * retransmission's own timestamp */
+	tcp_rcv_segment_ts(&r, 2, 0, 500, 1030);
+	REQUIRE(a.n == 3);
+	CHECK_EQ(a.ack[2], 4);
+	CHECK_EQ(a.ecr[2], 500);
+	/* an older timestamp never replaces a newer one */
+	tcp_rcv_segment_ts(&r, 1, 0, 300, 1040);
+	REQUIRE(a.n == 4);
+	CHECK_EQ(a.ecr[3], 500);
+	tcp_receiver_free(&r);
+	/* without timestamps nothing is kept */
+	p.timestamps = false;
+	a.n = 0;
+	tcp_receiver_init(&r, &p, 0, rec_ack, &a);
+	tcp_rcv_segment_ts(&r, 0, 0, 100, 1000);
+	tcp_rcv_segment_ts(&r, 1, 0, 200, 1010);
+	REQUIRE(a.n == 1);
+	CHECK_EQ(a.ecr[0], 0);
 	tcp_receiver_free(&r);
 }
 
@@ -564,6 +659,9 @@ static void hook_ack(void *ctx, uint64_t now, uint32_t flow, uint32_t ack, unsig
 	}
 }
 
+/* one_flow's TCP uses timestamps */
+static int one_flow_ts;
+
 /* one TCP flow on a 10 Mbit/s, 10 ms bottleneck with a large FIFO */
 static int one_flow(struct hook *h, uint32_t segments, int delack, uint64_t dur,
 		    struct sim_result *res)
@@ -585,6 +683,8 @@ static int one_flow(struct hook *h, uint32_t segments, int delack, uint64_t dur,
 				"test", err, sizeof(err));
 	rc = rc || sim_scenario_set(&sc, "tcp_bytes", segs, "test", err, sizeof(err));
 	rc = rc || sim_scenario_set(&sc, "tcp_delack", delack ? "1" : "0", "test", err,
+				    sizeof(err));
+	rc = rc || sim_scenario_set(&sc, "tcp_timestamps", one_flow_ts ? "1" : "0", "test", err,
 				    sizeof(err));
 	if (!rc) {
 		char d[32];
@@ -679,6 +779,51 @@ static void t_engine_timeout_backoff(void)
 	CHECK(g1 > 1990 * MS && g1 < 2010 * MS);
 	CHECK(g2 > 3990 * MS && g2 < 4010 * MS);
 	sim_result_free(&r);
+}
+
+/* the same losses with timestamps: the third retransmission's ACK echoes
+ * its own time, so the RTO is recomputed at once (the path's round trip
+ * is about 31 ms, the minimum RTO 1 s) where Karn's rule kept it at 8 s
+ * until a new segment was acknowledged; and through the engine the
+ * echoed times measure the path */
+static void t_engine_timestamps(void)
+{
+	struct hook h;
+	struct sim_result r, k;
+	int i;
+
+	memset(&h, 0, sizeof(h));
+	for (i = 0; i < 4; i++) {
+		h.seq[i] = (uint32_t)i;
+		h.nth[i] = 1;
+	}
+	h.seq[4] = 0;
+	h.nth[4] = 2;
+	h.seq[5] = 0;
+	h.nth[5] = 3;
+	h.nrules = 6;
+	/* 5 segments: after the three timeouts only segments 0-3 (resent)
+	 * and 4 are sent */
+	REQUIRE(!one_flow(&h, 5, 0, 30 * SEC, &k));
+	one_flow_ts = 1;
+	memset(&h.seen, 0, sizeof(h.seen));
+	h.narr = h.nack = 0;
+	i = one_flow(&h, 5, 0, 30 * SEC, &r);
+	one_flow_ts = 0;
+	REQUIRE(!i);
+	CHECK_EQ(r.flows[0].tcp.timeouts, 3);
+	CHECK_EQ(k.flows[0].tcp.timeouts, 3);
+	CHECK(r.flows[0].done && k.flows[0].done);
+	/* Karn: one sample (segment 4's); timestamps: every advancing ACK */
+	CHECK_EQ(k.flows[0].tcp.rtt_samples, 1);
+	CHECK(r.flows[0].tcp.rtt_samples >= 3);
+	/* the RTT measured is the path's: 2 x (5 + 10) ms of delay plus the
+	 * transmissions (0.8 ms at 10 Mbit/s, 0.08 at 100) */
+	CHECK(r.flows[0].srtt_ns > 30 * MS && r.flows[0].srtt_ns < 33 * MS);
+	/* the RTO after: 1 s (the minimum), not a backed-off one */
+	CHECK_EQ(r.flows[0].rto_ns, 1 * SEC);
+	sim_result_free(&r);
+	sim_result_free(&k);
 }
 
 static void t_engine_delack_timer(void)
@@ -1333,9 +1478,12 @@ static const struct tl_test sim_tests[] = {
 	{ "sim/tcp-receiver-delayed-acks", t_delayed_acks },
 	{ "sim/tcp-receiver-reorders-far", t_receiver_reorders_far },
 	{ "sim/tcp-receiver-ecn-echo", t_receiver_ecn_echo },
+	{ "sim/tcp-timestamps-rtt-after-timeout", t_timestamps_rtt_after_timeout },
+	{ "sim/tcp-timestamps-receiver-echo", t_timestamps_receiver_echo },
 	{ "sim/engine-single-loss", t_engine_single_loss },
 	{ "sim/engine-burst-loss-partial-acks", t_engine_burst_loss_partial_acks },
 	{ "sim/engine-timeout-backoff", t_engine_timeout_backoff },
+	{ "sim/engine-timestamps", t_engine_timestamps },
 	{ "sim/engine-delack-timer", t_engine_delack_timer },
 	{ "sim/scenario-errors", t_scenario_errors },
 	{ "sim/scenario-values", t_scenario_values },
