@@ -153,7 +153,6 @@ static void rto_from_estimates(struct tcp_sender *s)
 /* RFC 6298 section 2, in integer nanoseconds. */
 static void rtt_sample(struct tcp_sender *s, uint64_t r)
 {
-
 	if (!rtt_first(s, r)) {
 		uint64_t d = s->srtt > r ? s->srtt - r : r - s->srtt;
 
