@@ -413,6 +413,9 @@ static unsigned pr_enter(struct refq *m, uint32_t flow, uint32_t len)
 	m->pr.e[best].flow = flow;
 	m->pr.e[best].rate = len ? len : 1;
 	m->pr.e[best].stamp = m->pr.clock;
+	m->pr.e[best].born = (uint32_t)(m->pr.clock / PR_STEP % 65536);
+	if (m->pr.e[best].born == 0xffff)
+		m->pr.e[best].born = 0xfffe; /* 0xffff says "long ago" */
 	m->st.protect_inserts++;
 	return best;
 }
@@ -485,6 +488,21 @@ static int pr_verdict(struct refq *m, unsigned entry, int ect)
 	}
 	allow -= allow * m->pr.drain / 256;
 	rate = m->pr.e[entry].rate;
+	/* with a target, while the drain is on: a counter entered under 64
+	 * steps ago (at least one) is taken for its steady value, over
+	 * 1 - 2^(-age/16) */
+	if (m->pr.drain && m->pr.e[entry].born != 0xffff) {
+		uint64_t age = (m->pr.clock / PR_STEP - m->pr.e[entry].born) % 65536;
+
+		if (age < 64) {
+			uint64_t reached = ((uint64_t)1 << 32) - (pr_decay16[(age ? age : 1) % 16] >>
+								 ((age ? age : 1) / 16));
+
+			rate = (rate << 32) / reached;
+			if (rate > UINT32_MAX)
+				rate = UINT32_MAX;
+		}
+	}
 	if (rate <= allow)
 		return 0;
 	lg = fls64(rate) - fls64(allow);
@@ -597,6 +615,14 @@ static void pr_correct(struct refq *m, int congested, int underused)
  * with no idle time; underused: it idled) */
 static void pr_step_end(struct refq *m)
 {
+	/* `target` without a share: one from this window's flows so far */
+	if (m->pr.target_ns && m->pr.share == UINT32_MAX && m->pr.wbytes && m->pr.wsvc_ns &&
+	    ref_protect_flows(m)) {
+		uint64_t s = ((m->pr.wbytes << 22) / m->pr.wsvc_ns << 32) /
+			     pr_nflows_q16(ref_protect_flows(m));
+
+		m->pr.share = s > UINT32_MAX ? UINT32_MAX : s ? (uint32_t)s : 1;
+	}
 	if (!m->pr.target_ns)
 		pr_correct(m, !m->pr.idled && m->qavg > scaled(m->cfg.qth_min, m->cfg.Wlog),
 			   m->pr.idled);
@@ -646,6 +672,15 @@ static void pr_interval_end(struct refq *m, uint64_t now)
 				65535 : (uint32_t)(m->pr.room + m->pr.room * idle / 256);
 	}
 	pr_correct(m, d > m->pr.goal_ns && !m->pr.idle_ns, d < m->pr.goal_ns);
+	/* entries 64 steps old or more are marked so */
+	{
+		unsigned i;
+
+		for (i = 0; i < m->pr.entries; i++)
+			if (m->pr.e[i].born != 0xffff &&
+			    (m->pr.clock / PR_STEP - m->pr.e[i].born) % 65536 >= 64)
+				m->pr.e[i].born = 0xffff;
+	}
 	/* what the flows between half and twice the fair counter reach, on
 	 * average, over it (Q8, each at most 1), not below 1/2 */
 	{

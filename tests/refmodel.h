@@ -42,6 +42,7 @@ struct ref_slot {
 struct ref_protect_entry {
 	uint32_t flow, rate; /* rate 0: a free entry */
 	uint64_t stamp;
+	uint32_t born; /* the step it was entered in, mod 2^16; 0xffff: long ago */
 };
 
 struct ref_protect {

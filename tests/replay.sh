@@ -161,11 +161,12 @@ assert all(x["drops"]["protect"] == 0 for x in light)
 #     packets take the lane and push the queue's head out, which is the
 #     heavy flow's: every light packet delivered (without sparse 885 of
 #     their 5000 met the limit), the heads counted as the heavy flow's
-#     limit drops, not as match victims
+#     limit drops, not as match victims (1491 of them; 2768 before protect
+#     took a share from its first step, 2026-12-07)
 check heavy-sparse-push-out '
 h = f["udp 10.0.0.1:10000>10.9.9.9:5001"]
 assert t["drops"]["match_victim"] == 0 and t["drops"]["match_arrival"] == 0, t
-assert t["drops"]["limit"] == h["drops"]["limit"] > 2000, t
+assert t["drops"]["limit"] == h["drops"]["limit"] > 1000, t
 light = [x for k, x in f.items() if not k.startswith("udp 10.0.0.1:")]
 assert len(light) == 20 and all(x["delivered_pkts"] == x["offered_pkts"] for x in light), light
 ' --rate 10mbit "$tmp/heavy.pcap" choke limit 30 protect target 1s sparse

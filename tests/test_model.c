@@ -273,7 +273,9 @@ static void compare_protect(struct pair *p)
 		SAME(p, "protect entry rate", a->e[i].rate, b->e[i].rate);
 		if (b->e[i].rate) {
 			SAME(p, "protect entry flow", a->e[i].flow, b->e[i].flow);
-			SAME(p, "protect entry stamp", a->e[i].stamp, b->e[i].stamp);
+			SAME(p, "protect entry stamp", a->e[i].stamp & ((1ull << 48) - 1),
+			     b->e[i].stamp);
+			SAME(p, "protect entry's step of entry", a->e[i].stamp >> 48, b->e[i].born);
 		}
 	}
 }

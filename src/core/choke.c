@@ -583,7 +583,7 @@ protect_account(struct choke *q, uint32_t flow, uint32_t len)
 	}
 	if (e != PROTECT_NONE) {
 		struct choke_protect_entry *x = &q->pr.e[e];
-		uint64_t age = q->pr.clock - x->stamp;
+		uint64_t age = (q->pr.clock - x->stamp) & PROTECT_STAMP_MASK;
 		uint32_t r = protect_decay(x->rate, age);
 
 		x->rate = r + len < r ? 0xffffffffu : r + len;
@@ -635,6 +635,10 @@ protect_verdict(struct choke *q, uint32_t e, unsigned pkt_flags)
 	 * stands drains (protect_interval_end) */
 	allow -= (allow * q->pr.drain) >> 8;
 	r = q->pr.e[e].rate;
+	/* `target`: a young counter is read as what it forecasts while what
+	 * stands drains (src/core/protect.h) */
+	if (q->pr.drain)
+		r = protect_young(q, e, r);
 	if (r <= allow)
 		return PROTECT_ADMIT;
 	/* how many times the flow doubles its allowance, about */

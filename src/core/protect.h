@@ -77,6 +77,22 @@
  * time (a proportional control: none at the goal, none if the link
  * idled). Flows under their allowance are untouched.
  *
+ * `target`: a young counter. A counter reaches its rate's steady value
+ * only over a few half-lives: a flow that started (or was entered) t ago
+ * at a steady rate has 1 - 2^(-t/W) of it. So a flood that starts on an
+ * idle link is admitted at up to twice its allowance for a window, and
+ * as long again at 1.3 times: the queue it fills stands for seconds and
+ * is sent ahead of the flows that come later (docs/results.md 15.14).
+ * While the drain is on (the delay stood above the goal for an
+ * interval), the counter of a flow entered less than
+ * PROTECT_YOUNG_STEPS steps ago is read as the steady value it
+ * forecasts, counter / (1 - 2^(-age/W)) (the age at least a step); an
+ * entry's step of entry is kept in its stamp's top 16 bits, the clock's
+ * in the low 48 (ages are differences modulo 2^48). And while no share
+ * is known (the first window, or one after a window without arrivals)
+ * each step's end gives one from the flows seen so far, so that the
+ * limit starts after a step, not a window.
+ *
  * `target`: the delay is that of one packet at a time (the probe): an
  * admitted packet is timed when no other is, and its delay known when the
  * head passes its slot; a probe older than the target already says the
@@ -106,6 +122,10 @@
 #define PROTECT_SPARE_RUN 5u /* `target`: intervals of spare capacity */
 #define PROTECT_SPARE_IDLE 8u /* a 32nd of the interval idle, Q8 */
 #define PROTECT_TIME_SHIFT 10 /* `target`: the clock's unit, 1024 ns */
+#define PROTECT_STAMP_MASK ((1ull << 48) - 1) /* an entry's stamp: the clock */
+#define PROTECT_BORN_SHIFT 48 /* and above it, the step it was entered in */
+#define PROTECT_BORN_OLD 0xffffu /* (or this: entered long ago) */
+#define PROTECT_YOUNG_STEPS 64u /* `target`: a counter this young forecasts */
 #define PROTECT_WINDOW (1u << CHOKE_PROTECT_WINDOW_LOG)
 #define PROTECT_STEP_LOG CHOKE_PROTECT_STEP_LOG
 
@@ -180,6 +200,32 @@ static inline uint32_t protect_decay(uint32_t r, uint64_t age)
 	return (uint32_t)(((uint64_t)(r >> halves) * protect_decay16[steps & 15u]) >> 32);
 }
 
+/* The clock's advance since entry e's counter was brought up to date. */
+static inline uint64_t protect_age(const struct choke *q, uint32_t e)
+{
+	return (q->pr.clock - q->pr.e[e].stamp) & PROTECT_STAMP_MASK;
+}
+
+/* `target`, while the drain is on: the steady counter that entry e's
+ * counter r forecasts, if the entry is young (above); r otherwise. */
+static inline uint64_t protect_young(const struct choke *q, uint32_t e, uint64_t r)
+{
+	uint32_t born = (uint32_t)(q->pr.e[e].stamp >> PROTECT_BORN_SHIFT), age;
+	uint64_t part;
+
+	if (born == PROTECT_BORN_OLD)
+		return r;
+	age = ((uint32_t)(q->pr.clock >> PROTECT_STEP_LOG) - born) & PROTECT_BORN_OLD;
+	if (age >= PROTECT_YOUNG_STEPS)
+		return r;
+	if (!age)
+		age = 1;
+	/* 2^32 (1 - 2^(-age/16)): at least 2^32 (1 - 2^(-1/16)) */
+	part = (1ull << 32) - (protect_decay16[age & 15u] >> (age >> 4));
+	r = protect_div64(r << 32, part);
+	return r > 0xffffffffu ? 0xffffffffu : r;
+}
+
 /* F without the boost: the counter of a flow at the equal split. */
 static inline uint64_t protect_fair_equal(const struct choke *q)
 {
@@ -227,14 +273,13 @@ static inline uint32_t protect_find(const struct choke *q, uint32_t flow,
  */
 static inline uint32_t protect_insert(struct choke *q, uint32_t flow, uint32_t len)
 {
-	uint32_t b[2], k, w, best = 0, best_key = 0;
+	uint32_t b[2], k, w, best = 0, best_key = 0, born;
 
 	protect_buckets(q, protect_mix(flow), &b[0], &b[1]);
 	for (k = 0; k < 2; k++) {
 		for (w = 0; w < CHOKE_PROTECT_WAYS; w++) {
 			uint32_t i = b[k] * CHOKE_PROTECT_WAYS + w;
-			uint64_t halves = (q->pr.clock - q->pr.e[i].stamp) >>
-					  CHOKE_PROTECT_HALFLIFE_LOG;
+			uint64_t halves = protect_age(q, i) >> CHOKE_PROTECT_HALFLIFE_LOG;
 			uint32_t key = halves >= 32 ? 0 : q->pr.e[i].rate >> halves;
 
 			if ((!k && !w) || key < best_key) {
@@ -243,12 +288,15 @@ static inline uint32_t protect_insert(struct choke *q, uint32_t flow, uint32_t l
 			}
 		}
 	}
-	if (protect_decay(q->pr.e[best].rate, q->pr.clock - q->pr.e[best].stamp) >
-	    q->pr.fair)
+	if (protect_decay(q->pr.e[best].rate, protect_age(q, best)) > q->pr.fair)
 		return PROTECT_NONE;
+	born = (uint32_t)(q->pr.clock >> PROTECT_STEP_LOG) & PROTECT_BORN_OLD;
+	if (born == PROTECT_BORN_OLD)
+		born--;
 	q->pr.e[best].flow = flow;
 	q->pr.e[best].rate = len ? len : 1;
-	q->pr.e[best].stamp = q->pr.clock;
+	q->pr.e[best].stamp = (q->pr.clock & PROTECT_STAMP_MASK) |
+			      (uint64_t)born << PROTECT_BORN_SHIFT;
 	q->stats.protect_inserts++;
 	return best;
 }
@@ -301,6 +349,18 @@ static inline void protect_window_end(struct choke *q)
 		q->pr.seen[i] = 0;
 }
 
+/* `target`: the share from the link's capacity per window (the rate
+ * measured: wbytes over wsvc_ns, both non-zero) divided among the flows
+ * seen in this window so far. */
+static inline uint32_t protect_share_time(const struct choke *q)
+{
+	uint64_t cap = protect_div64(q->pr.wbytes << (CHOKE_PROTECT_WINDOW_LOG +
+						     PROTECT_TIME_SHIFT - 8), q->pr.wsvc_ns);
+	uint64_t s = protect_div64(cap << 32, protect_nflows(q->pr.flows));
+
+	return s > PROTECT_SHARE_MAX ? PROTECT_SHARE_MAX : s ? (uint32_t)s : 1;
+}
+
 /* `target`: the end of a window of time. The share is the link's
  * capacity per window (the bytes departed behind a waiting packet over
  * the time the link took for them, this window's and half the sum
@@ -311,11 +371,7 @@ static inline void protect_window_end_time(struct choke *q, uint64_t now_ns)
 	uint64_t busy = q->pr.wsvc_ns;
 
 	if (q->pr.flows && q->pr.wbytes && busy && q->pr.wstart_ns) {
-		uint64_t cap = protect_div64(q->pr.wbytes << (CHOKE_PROTECT_WINDOW_LOG +
-							     PROTECT_TIME_SHIFT - 8), busy);
-		uint64_t s = protect_div64(cap << 32, protect_nflows(q->pr.flows));
-
-		q->pr.share = s > PROTECT_SHARE_MAX ? PROTECT_SHARE_MAX : s ? (uint32_t)s : 1;
+		q->pr.share = protect_share_time(q);
 	} else if (!q->pr.flows) {
 		q->pr.share = PROTECT_SHARE_MAX;
 	}
@@ -371,6 +427,11 @@ static inline void protect_step_end(struct choke *q, uint64_t now_ns)
 {
 	(void)now_ns;
 	if (q->pr.target_ns) {
+		/* no share yet (the first window, or the window after one
+		 * without arrivals): one from the flows seen so far */
+		if (q->pr.share == PROTECT_SHARE_MAX && q->pr.flows && q->pr.wbytes &&
+		    q->pr.wsvc_ns)
+			q->pr.share = protect_share_time(q);
 		q->pr.fair = protect_fair(q);
 	} else {
 		protect_correct(q, !q->pr.idled && q->qavg > q->qth_min, q->pr.idled);
@@ -393,9 +454,19 @@ static inline void protect_unresponsive(struct choke *q)
 	uint64_t f = q->pr.fair, sum = 0;
 	uint32_t i, n = 0;
 
-	for (i = 0; f && i < q->protect; i++) {
-		uint64_t r = protect_decay(q->pr.e[i].rate, q->pr.clock - q->pr.e[i].stamp);
+	uint32_t now_step = (uint32_t)(q->pr.clock >> PROTECT_STEP_LOG);
 
+	for (i = 0; i < q->protect; i++) {
+		uint64_t r, born = q->pr.e[i].stamp >> PROTECT_BORN_SHIFT;
+
+		/* an entry that is no longer young says so, before its
+		 * step of entry (16 bits) could come round again */
+		if (born != PROTECT_BORN_OLD &&
+		    ((now_step - (uint32_t)born) & PROTECT_BORN_OLD) >= PROTECT_YOUNG_STEPS)
+			q->pr.e[i].stamp |= (uint64_t)PROTECT_BORN_OLD << PROTECT_BORN_SHIFT;
+		if (!f)
+			continue;
+		r = protect_decay(q->pr.e[i].rate, protect_age(q, i));
 		if (!q->pr.e[i].rate || r * 2 < f || r > f * 2)
 			continue;
 		sum += r > f ? 256 : protect_div64(r << 8, f);
