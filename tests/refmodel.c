@@ -615,13 +615,18 @@ static void pr_correct(struct refq *m, int congested, int underused)
  * with no idle time; underused: it idled) */
 static void pr_step_end(struct refq *m)
 {
-	/* `target` without a share: one from this window's flows so far */
-	if (m->pr.target_ns && m->pr.share == UINT32_MAX && m->pr.wbytes && m->pr.wsvc_ns &&
-	    ref_protect_flows(m)) {
+	/* `target`: this window's flows so far would give less than half the
+	 * share (none known: the largest): that share at once */
+	if (m->pr.target_ns && m->pr.wbytes && m->pr.wsvc_ns && ref_protect_flows(m)) {
 		uint64_t s = ((m->pr.wbytes << 22) / m->pr.wsvc_ns << 32) /
 			     pr_nflows_q16(ref_protect_flows(m));
 
-		m->pr.share = s > UINT32_MAX ? UINT32_MAX : s ? (uint32_t)s : 1;
+		if (s > UINT32_MAX)
+			s = UINT32_MAX;
+		if (s == 0)
+			s = 1;
+		if (s < m->pr.share / 2)
+			m->pr.share = (uint32_t)s;
 	}
 	if (!m->pr.target_ns)
 		pr_correct(m, !m->pr.idled && m->qavg > scaled(m->cfg.qth_min, m->cfg.Wlog),

@@ -88,10 +88,12 @@
  * PROTECT_YOUNG_STEPS steps ago is read as the steady value it
  * forecasts, counter / (1 - 2^(-age/W)) (the age at least a step); an
  * entry's step of entry is kept in its stamp's top 16 bits, the clock's
- * in the low 48 (ages are differences modulo 2^48). And while no share
- * is known (the first window, or one after a window without arrivals)
- * each step's end gives one from the flows seen so far, so that the
- * limit starts after a step, not a window.
+ * in the low 48 (ages are differences modulo 2^48). And a share comes
+ * at a step's end, not only at a window's, when the flows seen so far in
+ * the window would divide the link into less than half the share (none
+ * known yet, or many flows arrived: TCP beside a flood that had the link
+ * alone), so that the limit starts a step after them, not up to a
+ * window.
  *
  * `target`: the delay is that of one packet at a time (the probe): an
  * admitted packet is timed when no other is, and its delay known when the
@@ -427,11 +429,16 @@ static inline void protect_step_end(struct choke *q, uint64_t now_ns)
 {
 	(void)now_ns;
 	if (q->pr.target_ns) {
-		/* no share yet (the first window, or the window after one
-		 * without arrivals): one from the flows seen so far */
-		if (q->pr.share == PROTECT_SHARE_MAX && q->pr.flows && q->pr.wbytes &&
-		    q->pr.wsvc_ns)
-			q->pr.share = protect_share_time(q);
+		/* the flows seen so far in this window would divide the
+		 * link into less than half the share (none known yet, or
+		 * many flows arrived): that share now, not at the window's
+		 * end. Never up: a share rises only when a window ends */
+		if (q->pr.flows && q->pr.wbytes && q->pr.wsvc_ns) {
+			uint32_t s = protect_share_time(q);
+
+			if (s < q->pr.share / 2)
+				q->pr.share = s;
+		}
 		q->pr.fair = protect_fair(q);
 	} else {
 		protect_correct(q, !q->pr.idled && q->qavg > q->qth_min, q->pr.idled);
