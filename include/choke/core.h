@@ -367,7 +367,9 @@ struct choke_protect {
 		uint32_t flow;  /* the host's flow value */
 		uint32_t rate;  /* arrival counter; 0: a free entry */
 		uint64_t stamp; /* the clock when rate was last brought up
-				   to date */
+				   to date (its low 48 bits) and the step
+				   the entry was taken in (the top 16, or
+				   0xffff: long ago) */
 	} e[CHOKE_PROTECT_MAX];
 };
 
