@@ -1321,6 +1321,40 @@ static void test_protect_target_drain(void)
 }
 
 /*
+ * The next tests' link under `target 5ms`: 1500 bytes per ms, flow 0 a
+ * flood at `flood` times it and flows 1..nf-1 at `light` times it each,
+ * all of 1500-byte packets.
+ */
+static int bl_flood_and_light(struct bl *b, uint64_t seed, uint32_t nf, double flood,
+			      double light)
+{
+	uint32_t f;
+
+	if (bl_init(b, "limit 1000 bandwidth 12mbit protect target 5ms", seed))
+		return -1;
+	b->link = 1500;
+	b->nf = nf;
+	for (f = 0; f < nf; f++) {
+		b->size[f] = 1500;
+		b->rate[f] = (f ? light : flood) * b->link;
+		b->id[f] = ol_flow(f);
+	}
+	return 0;
+}
+
+/* The bytes flows 1..nf-1 sent through and were offered, after the warm-up. */
+static void bl_light_totals(const struct bl *b, uint64_t *sent, uint64_t *offered)
+{
+	uint32_t f;
+
+	*sent = *offered = 0;
+	for (f = 1; f < b->nf; f++) {
+		*sent += b->sent[f];
+		*offered += b->offered[f];
+	}
+}
+
+/*
  * `target` and a young counter: the same lone flood, from its first
  * packet. A counter reaches its steady value only over a few windows
  * (half in the first), so the flood was admitted at up to twice its
@@ -1341,12 +1375,7 @@ static void test_protect_target_young(void)
 	int k;
 
 	for (k = 0; k < 2; k++) {
-		REQUIRE(bl_init(&b, "limit 1000 bandwidth 12mbit protect target 5ms", 5) == 0);
-		b.link = 1500;
-		b.nf = 1;
-		b.size[0] = 1500;
-		b.rate[0] = 2 * b.link;
-		b.id[0] = ol_flow(0);
+		REQUIRE(bl_flood_and_light(&b, 5, 1, 2, 0) == 0);
 		b.t0 = starts[k];
 		bl_run(&b, 2500, 1500);
 		q[k] = (double)b.qsum / (double)b.qticks;
@@ -1372,26 +1401,16 @@ static void test_protect_target_young(void)
 static void test_protect_target_join(void)
 {
 	static struct bl b;
-	uint64_t light = 0, offered = 0;
+	uint64_t light, offered;
 	double flood;
-	uint32_t f;
 
-	REQUIRE(bl_init(&b, "limit 1000 bandwidth 12mbit protect target 5ms", 7) == 0);
-	b.link = 1500;
+	REQUIRE(bl_flood_and_light(&b, 7, 9, 2, 0.1) == 0);
 	b.nf = 1;
-	for (f = 0; f < 9; f++) {
-		b.size[f] = 1500;
-		b.rate[f] = f ? 0.1 * b.link : 2 * b.link;
-		b.id[f] = ol_flow(f);
-	}
 	bl_run(&b, 2000, 2000);
 	b.nf = 9;
 	bl_run(&b, 2000, 0);
 	flood = (double)b.sent[0] / (b.link * 2000);
-	for (f = 1; f < 9; f++) {
-		light += b.sent[f];
-		offered += b.offered[f];
-	}
+	bl_light_totals(&b, &light, &offered);
 	printf("     the 2 s after 8 flows join: the flood's part of the link %.3f, the 8 flows' delivered %.3f of offered\n",
 	       flood, (double)light / (double)offered);
 	INV(&b.h.q);
@@ -1413,23 +1432,12 @@ static void test_protect_target_join(void)
 static void test_protect_target_room(void)
 {
 	static struct bl b;
-	uint64_t light = 0, offered = 0;
+	uint64_t light, offered;
 	double util;
-	uint32_t f;
 
-	REQUIRE(bl_init(&b, "limit 1000 bandwidth 12mbit protect target 5ms", 9) == 0);
-	b.link = 1500;
-	b.nf = 21;
-	for (f = 0; f < b.nf; f++) {
-		b.size[f] = 1500;
-		b.rate[f] = f ? 0.001 * b.link : 1.6 * b.link;
-		b.id[f] = ol_flow(f);
-	}
+	REQUIRE(bl_flood_and_light(&b, 9, 21, 1.6, 0.001) == 0);
 	bl_run(&b, 10000, 2000);
-	for (f = 1; f < b.nf; f++) {
-		light += b.sent[f];
-		offered += b.offered[f];
-	}
+	bl_light_totals(&b, &light, &offered);
 	util = (double)(b.sent[0] + light) / (b.link * 8000);
 	printf("     flood beside 20 light flows: utilisation %.3f, light flows %llu of %llu bytes, room %.2f\n",
 	       util, (unsigned long long)light, (unsigned long long)offered,
