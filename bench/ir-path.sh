@@ -9,6 +9,8 @@
 #
 #   sh bench/ir-path.sh ['WORDS'...]
 #
+# CHOKE_IR_DEFER=1: the arrivals' times deferred where the core allows it,
+# as the kernel module passes them (CHOKE_TIME_DEFERRED, `target` only).
 # Default: the short words of the kernel benchmark (chokeplus-short),
 # protect under RED's thresholds (chokeplus-protect) and plain CHOKe with
 # the same thresholds (choke). docs/performance.md has the figures.
@@ -25,6 +27,7 @@ ${CC:-cc} -std=gnu11 -O2 -Iinclude -o "$tmp/ir_path" bench/ir_path.c "$LIB" -lm
 for w in "$@"; do
 	for n in 200000 1200000; do
 		valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$n" "$tmp/ir_path" "$w" $n \
+			${CHOKE_IR_DEFER:+defer} \
 			>"$tmp/out.$n" 2>"$tmp/err.$n" || { cat "$tmp/err.$n" >&2; exit 1; }
 		callgrind_annotate --inclusive=no "$tmp/cg.$n" >"$tmp/ann.$n" 2>/dev/null
 	done

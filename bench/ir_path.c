@@ -8,8 +8,10 @@
  * the clock moving as a 10 Gbit/s link's. Nothing queues: this is the
  * kernel benchmark's short state (tests/kernel/guest-bench.sh) without the
  * kernel, so that the core's share of its cost can be counted exactly.
+ * With `defer` the arrivals' times are deferred where the core allows it,
+ * as the kernel module passes them (CHOKE_TIME_DEFERRED).
  *
- *   ir_path 'WORDS' N     (WORDS: the library's, as `choke params` takes)
+ *   ir_path 'WORDS' N [defer]   (WORDS: the library's, as `choke params` takes)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,17 +30,17 @@ int main(int argc, char **argv)
 	unsigned long sent = 0;
 	uint64_t now = 1000000000ull;
 	long i, n = 0;
-	int nw = 0;
+	int nw = 0, defer = argc == 4 && !strcmp(argv[3], "defer");
 	void *ring;
 	char *t, *end = NULL;
 
-	if (argc == 3) {
+	if (argc == 3 || defer) {
 		errno = 0;
 		n = strtol(argv[2], &end, 10);
 	}
-	if (argc != 3 || strlen(argv[1]) >= sizeof(buf) || end == argv[2] || *end || errno ||
-	    n <= 0) {
-		fprintf(stderr, "usage: ir_path 'WORDS' N (N a whole number of packets, at least 1)\n");
+	if ((argc != 3 && !defer) || strlen(argv[1]) >= sizeof(buf) || end == argv[2] || *end ||
+	    errno || n <= 0) {
+		fprintf(stderr, "usage: ir_path 'WORDS' N [defer] (N a whole number of packets, at least 1)\n");
 		return 2;
 	}
 	strcpy(buf, argv[1]);
@@ -64,7 +66,9 @@ int main(int argc, char **argv)
 		struct choke_verdict v;
 
 		now += 84; /* a 100-byte frame's time at 10 Gbit/s, about */
-		if (choke_enqueue_as(&q, &pkts[i % 64], 100, f, f, 0, now, &v) > CHOKE_QUEUED_MARKED)
+		if (choke_enqueue_as(&q, &pkts[i % 64], 100, f, f, 0,
+				     defer && choke_enqueue_may_defer_time(&q) ? CHOKE_TIME_DEFERRED : now,
+				     &v) > CHOKE_QUEUED_MARKED)
 			continue;
 		now += 10;
 		if (choke_dequeue(&q, now, NULL))

@@ -357,7 +357,8 @@ static int libchoke_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	/* Nothing here is computed for every packet unless the core needs
 	 * it: the flow key only when a draw compares (libchoke_same_flow) or
 	 * protect keys its table by it, the ECN test only with ecn
-	 * configured, the clock only to end an idle period. */
+	 * configured, the clock only to end an idle period (with `target` at
+	 * every arrival to a queue that holds packets). */
 	cb->valid = 0;
 	if (q->keyed) {
 		libchoke_cb_fill(q, skb, cb);
@@ -366,8 +367,12 @@ static int libchoke_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	}
 	if ((q->cfg.flags & TC_RED_ECN) && libchoke_ecn_capable(skb))
 		pkt_flags |= CHOKE_PKT_ECN_CAPABLE;
+	/* with `target`, an arrival at an idle queue leaves the time to the
+	 * departure, which reads it anyway: one read per packet where the
+	 * queue empties after each */
 	if (choke_enqueue_needs_time(&q->core))
-		now = ktime_get_ns();
+		now = choke_enqueue_may_defer_time(&q->core) ? CHOKE_TIME_DEFERRED :
+							       ktime_get_ns();
 
 	r = choke_enqueue_as(&q->core, skb, len, flow, id, pkt_flags, now, v);
 	libchoke_sync(sch, q);

@@ -410,7 +410,10 @@ struct choke {
 	uint8_t Plog, Scell_log;
 	uint8_t svc_held;    /* `target`: a packet waited when the last one
 				departed (so the next departure's time since
-				it is the link's service) */
+				it is the link's service); 2: an arrival
+				ended an idle period without its time
+				(CHOKE_TIME_DEFERRED), the next time known
+				settles its length */
 	uint32_t qth_delta;  /* max(max - min, 1) in packets */
 	uint32_t max_P;      /* effective, Q0.32 */
 	uint32_t Scell_max;  /* 255 << Scell_log (u32, as the kernel) */
@@ -695,6 +698,25 @@ static inline uint64_t choke_wscale(const struct choke *q)
 static inline bool choke_enqueue_needs_time(const struct choke *q)
 {
 	return q->idle || q->pr.target_ns || (q->red_ext & CHOKE_RED_ARED);
+}
+/*
+ * With `target` every arrival and departure wants the time: two clock
+ * reads per packet where the queue empties after each one. When this
+ * says so (`target`, the queue empty and idle, no ARED) a host may pass
+ * CHOKE_TIME_DEFERRED to choke_enqueue in place of the time: the arrival
+ * is decided at the time the link went idle (a lower bound of the time,
+ * which protect's clock takes), and the idle period's length is settled
+ * at the next call that brings a time (the departure, which reads it
+ * anyway), so that it also holds the packet's wait for the link: at an
+ * idle link, none. Such an arrival is not timed for the delay, and RED's
+ * average (which decides nothing under `target`) is not decayed over the
+ * idle period. The kernel module defers; the simulator and the other
+ * hosts pass every time (docs/variants.md, "A short queue").
+ */
+#define CHOKE_TIME_DEFERRED (~(uint64_t)0)
+static inline bool choke_enqueue_may_defer_time(const struct choke *q)
+{
+	return q->pr.target_ns && q->idle && !q->qlen && !(q->red_ext & CHOKE_RED_ARED);
 }
 static inline bool choke_dequeue_needs_time(const struct choke *q)
 {

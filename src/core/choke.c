@@ -668,6 +668,16 @@ protect_verdict(struct choke *q, uint32_t e, unsigned pkt_flags)
 	return PROTECT_DROP;
 }
 
+/* `target`: an arrival ended an idle period without its time
+ * (CHOKE_TIME_DEFERRED, svc_held 2); now_ns is the first time known since,
+ * and the idle period is taken to have lasted until then. */
+static inline void late_settle(struct choke *q, uint64_t now_ns)
+{
+	if (now_ns > q->idle_start_ns)
+		q->pr.idle_ns += now_ns - q->idle_start_ns;
+	q->svc_held = 0;
+}
+
 /* Every departure of len bytes at now_ns: the clock, the ends of a
  * window and of a step. */
 static inline __attribute__((__always_inline__)) void
@@ -683,7 +693,9 @@ protect_departure(struct choke *q, uint32_t len, uint64_t now_ns)
 		 * this packet's service. Not the time the queue stood
 		 * empty: a shaper above (tbf, htb) takes the packet of an
 		 * empty queue at once and sends it later */
-		if (q->svc_held) {
+		if (unlikely(q->svc_held == 2))
+			late_settle(q, now_ns);
+		else if (q->svc_held) {
 			q->pr.wbytes += len;
 			q->pr.wsvc_ns += (uint64_t)(t - q->svc_last) << PROTECT_TIME_SHIFT;
 		}
@@ -1212,7 +1224,8 @@ lane_enqueue_plain(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint
  */
 static inline __attribute__((__always_inline__)) enum choke_outcome
 enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id,
-	    unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v, const bool prot)
+	    unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v, const bool prot,
+	    const bool late)
 {
 	int outcome = -1;
 	struct choke_slot *s;
@@ -1224,15 +1237,21 @@ enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id
 	if (q->kind != CHOKE_KIND_FIFO) {
 		if (unlikely(q->red_ext & CHOKE_RED_ARED))
 			ared_catch_up(q, now_ns);
-		red_update_avg(q, now_ns);
+		if (late)
+			q->idle = false;
+		else
+			red_update_avg(q, now_ns);
 		if (q->kind == CHOKE_KIND_CHOKE) {
 			uint32_t pe = PROTECT_NONE;
 
 			if (prot) {
 				if (q->pr.target_ns) {
-					protect_tick(q, now_ns);
+					if (!late)
+						protect_tick(q, now_ns);
+					if (!late && unlikely(q->svc_held == 2))
+						late_settle(q, now_ns);
 					if (!q->qlen) /* it waits for nothing */
-						q->svc_held = 0;
+						q->svc_held = late ? 2 : 0;
 					if (q->pr.probe != PROTECT_NONE &&
 					    now_ns > q->pr.probe_ns + q->pr.goal_ns)
 						q->pr.congested = 1;
@@ -1269,7 +1288,7 @@ enqueue_one(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id
 	 * limit + 1 slots and costs O(1) amortised per hole. */
 	if (unlikely(choke_span(q) == q->mask))
 		ring_compact(q);
-	if (prot && unlikely(q->pr.target_ns))
+	if (prot && !late && unlikely(q->pr.target_ns)) /* not timed without a time */
 		probe_arrival(q, q->tail, now_ns);
 	if (unlikely(q->sparse))
 		q->occ[occ_bin(flow)]++;
@@ -1289,15 +1308,30 @@ __attribute__((__noinline__)) static enum choke_outcome
 enqueue_protect(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id,
 		unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
 {
-	return enqueue_one(q, pkt, len, flow, id, pkt_flags, now_ns, v, true);
+	return enqueue_one(q, pkt, len, flow, id, pkt_flags, now_ns, v, true, false);
+}
+
+/* An arrival without its time (choke_enqueue_may_defer_time): decided at
+ * the time the link went idle, a lower bound, the idle period's length
+ * settled at the next time known (late_settle). Where deferring was not
+ * allowed, that time stands in for an arrival as any other. */
+__attribute__((__noinline__)) static enum choke_outcome
+enqueue_protect_late(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id,
+		     unsigned pkt_flags, struct choke_verdict *v)
+{
+	if (!choke_enqueue_may_defer_time(q))
+		return enqueue_protect(q, pkt, len, flow, id, pkt_flags, q->idle_start_ns, v);
+	return enqueue_one(q, pkt, len, flow, id, pkt_flags, q->idle_start_ns, v, true, true);
 }
 
 enum choke_outcome choke_enqueue(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
 				 unsigned pkt_flags, uint64_t now_ns, struct choke_verdict *v)
 {
 	if (unlikely(q->protect))
-		return enqueue_protect(q, pkt, len, flow, flow, pkt_flags, now_ns, v);
-	return enqueue_one(q, pkt, len, flow, flow, pkt_flags, now_ns, v, false);
+		return unlikely(now_ns == CHOKE_TIME_DEFERRED) ?
+			       enqueue_protect_late(q, pkt, len, flow, flow, pkt_flags, v) :
+			       enqueue_protect(q, pkt, len, flow, flow, pkt_flags, now_ns, v);
+	return enqueue_one(q, pkt, len, flow, flow, pkt_flags, now_ns, v, false, false);
 }
 
 enum choke_outcome choke_enqueue_as(struct choke *q, void *pkt, uint32_t len, uint32_t flow,
@@ -1305,8 +1339,10 @@ enum choke_outcome choke_enqueue_as(struct choke *q, void *pkt, uint32_t len, ui
 				    struct choke_verdict *v)
 {
 	if (unlikely(q->protect))
-		return enqueue_protect(q, pkt, len, flow, id, pkt_flags, now_ns, v);
-	return enqueue_one(q, pkt, len, flow, id, pkt_flags, now_ns, v, false);
+		return unlikely(now_ns == CHOKE_TIME_DEFERRED) ?
+			       enqueue_protect_late(q, pkt, len, flow, id, pkt_flags, v) :
+			       enqueue_protect(q, pkt, len, flow, id, pkt_flags, now_ns, v);
+	return enqueue_one(q, pkt, len, flow, id, pkt_flags, now_ns, v, false, false);
 }
 
 /* A mark the host could not set becomes the drop a packet that is not
@@ -1355,9 +1391,17 @@ int choke_enqueue_unmarkable(struct choke *q, void *pkt, enum choke_outcome whic
 static inline void idle_begin(struct choke *q, uint64_t now_ns)
 {
 	q->idle = true;
-	/* with `target`, not before the last departure's service ends */
-	if (!q->pr.target_ns || now_ns > q->idle_start_ns)
+	if (!q->pr.target_ns) {
 		q->idle_start_ns = now_ns;
+	} else {
+		/* an arrival without its time that did not stay: idle
+		 * since */
+		if (unlikely(q->svc_held == 2))
+			late_settle(q, now_ns);
+		/* not before the last departure's service ends */
+		if (now_ns > q->idle_start_ns)
+			q->idle_start_ns = now_ns;
+	}
 	q->pr.idled = 1;
 	q->pr.congested = 0;
 	q->pr.delay_ns = 0;
