@@ -704,14 +704,16 @@ static inline bool choke_enqueue_needs_time(const struct choke *q)
  * reads per packet where the queue empties after each one. When this
  * says so (`target`, the queue empty and idle, no ARED) a host may pass
  * CHOKE_TIME_DEFERRED to choke_enqueue in place of the time: the arrival
- * is decided at the time the link went idle (a lower bound of the time,
- * which protect's clock takes), and the idle period's length is settled
- * at the next call that brings a time (the departure, which reads it
- * anyway), so that it also holds the packet's wait for the link: at an
- * idle link, none. Such an arrival is not timed for the delay, and RED's
- * average (which decides nothing under `target`) is not decayed over the
- * idle period. The kernel module defers; the simulator and the other
- * hosts pass every time (docs/variants.md, "A short queue").
+ * is decided on protect's clock as the last call left it (its decay and
+ * the ends of interval, step and window are taken at the next call with a
+ * time), and the idle period's length is settled at that call (the
+ * departure, which reads the time anyway), so that it also holds the
+ * packet's wait for the link: at an idle link, none. Such an arrival is
+ * not timed for the delay, and RED's average (which decides nothing under
+ * `target`) is not decayed over the idle period. Passed where this says
+ * no, the time the link went idle stands in. The kernel module defers;
+ * the simulator and the other hosts pass every time (docs/variants.md,
+ * "One clock read per packet").
  */
 #define CHOKE_TIME_DEFERRED (~(uint64_t)0)
 static inline bool choke_enqueue_may_defer_time(const struct choke *q)

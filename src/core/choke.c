@@ -1311,10 +1311,10 @@ enqueue_protect(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_
 	return enqueue_one(q, pkt, len, flow, id, pkt_flags, now_ns, v, true, false);
 }
 
-/* An arrival without its time (choke_enqueue_may_defer_time): decided at
- * the time the link went idle, a lower bound, the idle period's length
- * settled at the next time known (late_settle). Where deferring was not
- * allowed, that time stands in for an arrival as any other. */
+/* An arrival without its time (choke_enqueue_may_defer_time): decided on
+ * protect's clock as it stands, the idle period's length settled at the
+ * next time known (late_settle). Where deferring was not allowed, the time
+ * the link went idle stands in for an arrival as any other. */
 __attribute__((__noinline__)) static enum choke_outcome
 enqueue_protect_late(struct choke *q, void *pkt, uint32_t len, uint32_t flow, uint32_t id,
 		     unsigned pkt_flags, struct choke_verdict *v)
